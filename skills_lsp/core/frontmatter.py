@@ -1,0 +1,624 @@
+"""Position-preserving frontmatter parser.
+
+A skill file is `---`, YAML, `---`, then Markdown. This module splits the file, parses the YAML
+into a small node tree where every key, value and list item keeps its source range, and records
+every structural problem (bad YAML, duplicate keys, missing delimiter, ...) as a `Problem` with a
+position instead of raising. The parser never raises on any input and its work is bounded.
+
+YAML is read with libyaml's event parser (through PyYAML), the same parser serde_yaml 0.9 wraps
+in adk-skill, so what we accept and refuse matches that crate. The tree is built from events by
+an explicit stack, not recursion.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+
+from skills_lsp.core.model import Range
+
+try:  # libyaml C parser: ~20x faster than the pure-Python one; same grammar.
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_FRONTMATTER_CHARS = 64 * 1024
+MAX_NESTING = 64
+# Nodes visited when expanding aliases into plain values: a "billion laughs" frontmatter would
+# otherwise expand exponentially.
+MAX_EXPANDED_NODES = 10_000
+
+BOM = "\ufeff"
+
+# Problem codes produced here; their documentation lives with the structure rules.
+P_NO_FRONTMATTER = "SK101"
+P_UNCLOSED = "SK102"
+P_YAML_SYNTAX = "SK103"
+P_UNQUOTED_COLON = "SK104"
+P_DUPLICATE_KEY = "SK105"
+P_NOT_MAPPING = "SK106"
+P_EMPTY = "SK107"
+P_FILE_TOO_LARGE = "SK108"
+P_FRONTMATTER_TOO_LARGE = "SK109"
+P_TOO_DEEP = "SK110"
+P_NOT_UTF8 = "SK111"
+P_MULTIPLE_DOCUMENTS = "SK112"
+
+NodeKind = Literal["scalar", "sequence", "mapping", "alias"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A structural problem found while reading a file; turned into a finding by the rules."""
+
+    code: str
+    message: str
+    range: Range
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(eq=False, slots=True)
+class YamlNode:
+    """A YAML node with its source range.
+
+    `value` is the scalar's text (after YAML unquoting/folding) for scalars, a list of nodes for
+    sequences and a list of pairs for mappings. `raw` is the exact source text of a scalar.
+    """
+
+    kind: NodeKind
+    range: Range
+    value: Any
+    style: str | None = None  # scalar style: None (plain), "'", '"', "|", ">"
+    flow: bool = False  # collection written in flow style ([a, b] / {a: b})
+    tag: str | None = None  # explicit tag as resolved by the parser, e.g. tag:yaml.org,2002:str
+    anchor: str | None = None
+    target: YamlNode | None = None  # for aliases: the anchored node
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind == "scalar"
+
+    @property
+    def items(self) -> list[YamlNode]:
+        return self.value if self.kind == "sequence" else []
+
+    @property
+    def pairs(self) -> list[YamlPair]:
+        return self.value if self.kind == "mapping" else []
+
+    @property
+    def text(self) -> str | None:
+        """The scalar's string value, or None for collections."""
+        return self.value if self.kind == "scalar" else None
+
+    @property
+    def is_null(self) -> bool:
+        return self.kind == "scalar" and self.style is None and self.value in _NULLS
+
+
+@dataclass(eq=False, slots=True)
+class YamlPair:
+    key: YamlNode
+    value: YamlNode
+
+    @property
+    def name(self) -> str:
+        """The key as text ('' for a non-scalar key)."""
+        return self.key.value if self.key.kind == "scalar" else ""
+
+    @property
+    def range(self) -> Range:
+        return Range(self.key.range.start, max(self.key.range.end, self.value.range.end))
+
+
+@dataclass(eq=False, slots=True)
+class Document:
+    """A parsed skill or instruction file."""
+
+    text: str  # decoded text, BOM removed
+    lines: list[str]  # lines without their terminators ("\n" or "\r\n")
+    has_bom: bool = False
+    crlf: bool = False
+    open_line: int | None = None  # line of the opening `---`
+    close_line: int | None = None  # line of the closing `---`
+    root: YamlNode | None = None  # the frontmatter's top node (a mapping when well formed)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def has_frontmatter(self) -> bool:
+        return self.open_line is not None
+
+    @property
+    def pairs(self) -> list[YamlPair]:
+        """Top-level frontmatter entries in source order (duplicates included)."""
+        return self.root.pairs if self.root is not None else []
+
+    def get(self, key: str) -> YamlPair | None:
+        for pair in self.pairs:
+            if pair.name == key:
+                return pair
+        return None
+
+    @property
+    def keys(self) -> list[str]:
+        return [p.name for p in self.pairs]
+
+    @property
+    def body_start_line(self) -> int:
+        if self.close_line is not None:
+            return self.close_line + 1
+        if self.open_line is not None:  # unclosed: there is no body we can trust
+            return len(self.lines)
+        return 0
+
+    @property
+    def body_lines(self) -> list[str]:
+        return self.lines[self.body_start_line :]
+
+    @property
+    def body(self) -> str:
+        return "\n".join(self.body_lines).strip()
+
+    @property
+    def frontmatter_range(self) -> Range:
+        """The whole block including both delimiters (or the first line when there is none)."""
+        if self.open_line is None:
+            return self.line_range(0)
+        last = self.close_line if self.close_line is not None else len(self.lines) - 1
+        return Range.of(self.open_line, 0, last, len(self.lines[last]))
+
+    def line_range(self, line: int) -> Range:
+        line = min(max(line, 0), max(len(self.lines) - 1, 0))
+        text = self.lines[line] if self.lines else ""
+        return Range.of(line, 0, line, len(text))
+
+    def end_position_range(self) -> Range:
+        last = max(len(self.lines) - 1, 0)
+        col = len(self.lines[last]) if self.lines else 0
+        return Range.of(last, col, last, col)
+
+    def plain_data(self) -> Any:
+        """The frontmatter as plain Python values (YAML 1.2 core scalars), or None."""
+        if self.root is None:
+            return None
+        return to_python(self.root)
+
+
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"true", "True", "TRUE"})
+_FALSE = frozenset({"false", "False", "FALSE"})
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_OCT = re.compile(r"0o[0-7]+\Z")
+_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_INF = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
+_NAN = re.compile(r"\.(nan|NaN|NAN)\Z")
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def resolve_scalar(node: YamlNode) -> Any:
+    """A scalar's value under the YAML 1.2 core schema (quoted scalars are always strings)."""
+    text: str = node.value
+    if node.style is not None or node.tag == _STR_TAG:
+        return text
+    if text in _NULLS:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    if _INT.match(text):
+        return int(text)
+    if _OCT.match(text):
+        return int(text[2:], 8)
+    if _HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    if _INF.match(text):
+        return -math.inf if text.startswith("-") else math.inf
+    if _NAN.match(text):
+        return math.nan
+    return text
+
+
+class _ExpansionLimit(Exception):
+    pass
+
+
+def to_python(node: YamlNode, budget: int = MAX_EXPANDED_NODES) -> Any:
+    """Convert a node to plain values, expanding aliases, within a node budget.
+
+    Raises nothing: a tree that expands past the budget (an alias bomb) is cut off and the
+    over-budget parts become None. `parse_document` has already reported such trees.
+    """
+    remaining = [budget]
+
+    def convert(n: YamlNode, depth: int) -> Any:
+        remaining[0] -= 1
+        if remaining[0] < 0 or depth > MAX_NESTING * 2:
+            raise _ExpansionLimit
+        if n.kind == "alias":
+            return convert(n.target, depth + 1) if n.target is not None else None
+        if n.kind == "scalar":
+            return resolve_scalar(n)
+        if n.kind == "sequence":
+            return [convert(item, depth + 1) for item in n.value]
+        result: dict[Any, Any] = {}
+        for pair in n.value:
+            key = convert(pair.key, depth + 1)
+            if isinstance(key, (list, dict)):
+                key = repr(key)
+            result[key] = convert(pair.value, depth + 1)
+        return result
+
+    try:
+        return convert(node, 0)
+    except _ExpansionLimit:
+        return None
+
+
+def _expanded_size_exceeds(root: YamlNode, budget: int) -> bool:
+    """Count nodes as if aliases were expanded, stopping once the budget is passed."""
+    memo: dict[int, int] = {}
+
+    def size(n: YamlNode) -> int:
+        # Anchored nodes are memoised so a bomb is measured in linear time.
+        key = id(n)
+        if key in memo:
+            return memo[key]
+        if n.kind == "alias":
+            total = size(n.target) if n.target is not None else 1
+        elif n.kind == "scalar":
+            total = 1
+        elif n.kind == "sequence":
+            total = 1 + sum(size(i) for i in n.value)
+        else:
+            total = 1 + sum(size(p.key) + size(p.value) for p in n.value)
+        total = min(total, budget + 1)
+        memo[key] = total
+        return total
+
+    return size(root) > budget
+
+
+def _is_delimiter(line: str) -> bool:
+    return line.rstrip() == "---"
+
+
+def parse_bytes(data: bytes) -> Document:
+    """Parse raw file bytes: size guard and strict UTF-8 decoding first."""
+    if len(data) > MAX_FILE_BYTES:
+        doc = Document(text="", lines=[""])
+        doc.problems.append(
+            Problem(
+                P_FILE_TOO_LARGE,
+                f"File is {len(data) / 1048576:.1f} MiB; files over {MAX_FILE_BYTES // 1048576} MiB are "
+                "not parsed. Move large content into references/ or assets/.",
+                Range.point(0, 0),
+            )
+        )
+        return doc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8", errors="replace")
+        line = good.count("\n")
+        col = len(good) - (good.rfind("\n") + 1)
+        doc = parse_text(data.decode("utf-8", errors="replace"))
+        doc.problems.insert(
+            0,
+            Problem(
+                P_NOT_UTF8,
+                f"File is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                "save it as UTF-8.",
+                Range.of(line, col, line, col + 1),
+            ),
+        )
+        return doc
+    return parse_text(text)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on CRLF, CR or LF: the line model of LSP (and of Python's universal newlines)."""
+    if "\r" not in text:
+        return text.split("\n")
+    return _LINE_BREAK.split(text)
+
+
+def parse_text(text: str) -> Document:
+    """Parse decoded text. Never raises; every problem is recorded in `Document.problems`."""
+    has_bom = text.startswith(BOM)
+    if has_bom:
+        text = text[1:]
+    lines = split_lines(text)
+    doc = Document(text=text, lines=lines, has_bom=has_bom, crlf="\r" in text)
+    if not lines or not _is_delimiter(lines[0]):
+        doc.problems.append(
+            Problem(
+                P_NO_FRONTMATTER,
+                "No frontmatter: the file must start with a `---` line, then YAML with `name` and "
+                "`description`, then a closing `---` line.",
+                doc.line_range(0),
+            )
+        )
+        return doc
+    doc.open_line = 0
+    close = next((i for i in range(1, len(lines)) if _is_delimiter(lines[i])), None)
+    if close is None:
+        doc.problems.append(
+            Problem(
+                P_UNCLOSED,
+                "Frontmatter is not closed: add a line containing only `---` after the YAML.",
+                Range.of(0, 0, 0, len(lines[0])),
+            )
+        )
+        return doc
+    doc.close_line = close
+    yaml_lines = lines[1:close]
+    # Every frontmatter line ends with a line break (the closing `---` follows), which matters
+    # for block scalars: `|` keeps one final newline.
+    source = "".join(f"{ln}\n" for ln in yaml_lines)
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        doc.problems.append(
+            Problem(
+                P_FRONTMATTER_TOO_LARGE,
+                f"Frontmatter is {len(source)} characters; over {MAX_FRONTMATTER_CHARS} it is not "
+                "parsed. Keep metadata short and move content into the body.",
+                Range.of(0, 0, 0, len(lines[0])),
+            )
+        )
+        return doc
+    if not any(ln.strip() and not ln.lstrip().startswith("#") for ln in yaml_lines):
+        doc.problems.append(
+            Problem(
+                P_EMPTY,
+                "Frontmatter is empty: add `name:` and `description:` between the `---` lines.",
+                Range.of(0, 0, close, len(lines[close])),
+            )
+        )
+        return doc
+    deep = _too_deep(yaml_lines)
+    if deep is not None:
+        doc.problems.append(
+            Problem(
+                P_TOO_DEEP,
+                f"Frontmatter nests deeper than {MAX_NESTING} levels; it is not parsed.",
+                Range.of(deep + 1, 0, deep + 1, len(yaml_lines[deep])),
+            )
+        )
+        return doc
+    _parse_yaml(doc, source, line_offset=1)
+    return doc
+
+
+_FLOW_OPEN = frozenset("[{")
+_FLOW_CLOSE = frozenset("]}")
+
+
+def _too_deep(yaml_lines: list[str]) -> int | None:
+    """Line index where nesting passes MAX_NESTING, by a cheap over-estimate; None if shallow.
+
+    libyaml's work grows faster than linearly with depth, so deep input is refused before
+    parsing. Brackets inside quotes are counted too, which only over-estimates.
+    """
+    depth = 0
+    for index, line in enumerate(yaml_lines):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        # compact nesting on one line: "- - - x" or "? ? x"
+        dashes = 0
+        rest = stripped
+        while len(rest) >= 2 and rest[0] in "-?" and rest[1] in " \t":
+            dashes += 1
+            rest = rest[2:].lstrip(" \t")
+        if dashes > MAX_NESTING or indent // 1 > MAX_NESTING * 8:
+            return index
+        for ch in line:
+            if ch in _FLOW_OPEN:
+                depth += 1
+                if depth > MAX_NESTING:
+                    return index
+            elif ch in _FLOW_CLOSE and depth:
+                depth -= 1
+    return None
+
+
+def _mark_range(start: Any, end: Any, line_offset: int, lines: list[str]) -> Range:
+    sl, sc = start.line + line_offset, start.column
+    el, ec = end.line + line_offset, end.column
+    # Block scalars end at the start of the following line; point at the last real character.
+    while el > sl and ec == 0:
+        el -= 1
+        ec = len(lines[el]) if el < len(lines) else 0
+    return Range.of(sl, sc, el, ec)
+
+
+_MAPPING_VALUES = "mapping values are not allowed"
+
+
+def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:
+    lines = doc.lines
+    anchors: dict[str, YamlNode] = {}
+    # stack of (collection node, pending key for mappings)
+    stack: list[tuple[YamlNode, YamlNode | None]] = []
+    root: YamlNode | None = None
+    documents = 0
+
+    def attach(node: YamlNode) -> None:
+        nonlocal root
+        if not stack:
+            if root is None:
+                root = node
+            return
+        parent, pending = stack[-1]
+        if parent.kind == "sequence":
+            parent.value.append(node)
+        elif pending is None:
+            stack[-1] = (parent, node)
+        else:
+            parent.value.append(YamlPair(pending, node))
+            stack[-1] = (parent, None)
+
+    try:
+        for event in _events(source):
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    rng = _mark_range(event.start_mark, event.end_mark, line_offset, lines)
+                    doc.problems.append(
+                        Problem(
+                            P_MULTIPLE_DOCUMENTS,
+                            "Frontmatter holds more than one YAML document; keep a single mapping.",
+                            rng,
+                        )
+                    )
+                    break
+            elif isinstance(event, yaml.ScalarEvent):
+                node = YamlNode(
+                    "scalar",
+                    _mark_range(event.start_mark, event.end_mark, line_offset, lines),
+                    event.value,
+                    style=event.style or None,
+                    tag=event.tag if event.tag and not any(event.implicit) else None,
+                    anchor=event.anchor,
+                )
+                if event.anchor:
+                    anchors[event.anchor] = node
+                attach(node)
+            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                kind: NodeKind = "sequence" if isinstance(event, yaml.SequenceStartEvent) else "mapping"
+                node = YamlNode(
+                    kind,
+                    _mark_range(event.start_mark, event.end_mark, line_offset, lines),
+                    [],
+                    flow=bool(event.flow_style),
+                    tag=event.tag if event.tag and not event.implicit else None,
+                    anchor=event.anchor,
+                )
+                if event.anchor:
+                    anchors[event.anchor] = node
+                attach(node)
+                stack.append((node, None))
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                node, _ = stack.pop()
+                end = _mark_range(event.start_mark, event.end_mark, line_offset, lines).end
+                node.range = Range(node.range.start, max(end, node.range.start))
+            elif isinstance(event, yaml.AliasEvent):
+                rng = _mark_range(event.start_mark, event.end_mark, line_offset, lines)
+                attach(YamlNode("alias", rng, event.anchor, anchor=event.anchor,
+                                target=anchors.get(event.anchor or "")))
+    except yaml.MarkedYAMLError as exc:
+        last = (doc.close_line or len(lines)) - 1
+        doc.problems.append(_syntax_problem(exc, lines, line_offset, max(last, line_offset)))
+        return
+    except yaml.YAMLError as exc:  # pragma: no cover - libyaml errors are all marked
+        doc.problems.append(Problem(P_YAML_SYNTAX, f"Invalid YAML: {exc}", doc.line_range(line_offset)))
+        return
+    except (RecursionError, MemoryError, ValueError) as exc:  # pragma: no cover - guarded above
+        doc.problems.append(Problem(P_YAML_SYNTAX, f"Invalid YAML: {exc}", doc.line_range(line_offset)))
+        return
+
+    if root is None:  # pragma: no cover - empty input is caught before parsing
+        return
+    if _expanded_size_exceeds(root, MAX_EXPANDED_NODES):
+        doc.problems.append(
+            Problem(
+                P_TOO_DEEP,
+                f"Frontmatter aliases expand to more than {MAX_EXPANDED_NODES} nodes; it is not read.",
+                root.range,
+            )
+        )
+        return
+    doc.root = root
+    if root.kind != "mapping":
+        what = {"scalar": "a single value", "sequence": "a list", "alias": "an alias"}[root.kind]
+        doc.problems.append(
+            Problem(
+                P_NOT_MAPPING,
+                f"Frontmatter is {what}; it must be a mapping of `key: value` lines.",
+                root.range,
+            )
+        )
+        return
+    _report_duplicates(doc, root)
+
+
+def _events(source: str) -> Iterator[Any]:
+    loader = _Loader(source)
+    try:
+        while loader.check_event():
+            yield loader.get_event()
+    finally:
+        loader.dispose()
+
+
+def _report_duplicates(doc: Document, root: YamlNode) -> None:
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if node.kind == "sequence":
+            todo.extend(node.value)
+            continue
+        if node.kind != "mapping":
+            continue
+        seen: dict[str, YamlNode] = {}
+        for pair in node.value:
+            todo.append(pair.value)
+            if pair.key.kind != "scalar":
+                continue
+            first = seen.get(pair.key.value)
+            if first is None:
+                seen[pair.key.value] = pair.key
+                continue
+            doc.problems.append(
+                Problem(
+                    P_DUPLICATE_KEY,
+                    f"Duplicate key `{pair.key.value}` (first set on line {first.range.start.line + 1}); "
+                    "YAML parsers disagree on which value wins. Keep one.",
+                    pair.key.range,
+                    {"first": first.range},
+                )
+            )
+
+
+_KEY_COLON = re.compile(r"^(\s*(?:-\s+)?)([^\s#'\"][^:#]*?):[ \t]+(\S.*?)\s*$")
+
+
+def _syntax_problem(
+    exc: yaml.MarkedYAMLError, lines: list[str], line_offset: int, last_line: int
+) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    line = (mark.line if mark else 0) + line_offset
+    col = mark.column if mark else 0
+    line = min(line, last_line)
+    if line == last_line and mark is not None and mark.line + line_offset > last_line:
+        col = len(lines[line])
+    text = lines[line] if 0 <= line < len(lines) else ""
+    reason = exc.problem or "syntax error"
+    if exc.context:
+        reason = f"{reason} ({exc.context})"
+    if (exc.problem or "").startswith(_MAPPING_VALUES):
+        match = _KEY_COLON.match(text)
+        if match and ": " in match.group(3):
+            start = len(match.group(1)) + len(match.group(2)) + 1
+            while start < len(text) and text[start] in " \t":
+                start += 1
+            return Problem(
+                P_UNQUOTED_COLON,
+                f"The value of `{match.group(2).strip()}` contains `: `, which YAML reads as a new key; "
+                "quote the value.",
+                Range.of(line, start, line, len(text.rstrip())),
+                {"value_start": start, "line": line},
+            )
+    end = min(col + 1, len(text)) if col < len(text) else col
+    return Problem(P_YAML_SYNTAX, f"Invalid YAML: {reason}.", Range.of(line, col, line, end))

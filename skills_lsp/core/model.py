@@ -1,0 +1,113 @@
+"""Plain data types shared by every layer: positions, findings, fixes, file kinds.
+
+Positions are 0-based lines and columns counted in Unicode code points; the language server
+converts columns to the client's encoding (UTF-16 by default) at its edge.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.IntEnum):
+    """Finding severity; the numbers are LSP's DiagnosticSeverity values."""
+
+    ERROR = 1
+    WARNING = 2
+    INFO = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(
+                f"unknown severity {text!r} (expected error, warning, info or hint)"
+            ) from None
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Position:
+    line: int
+    character: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"line": self.line, "character": self.character}
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Range:
+    start: Position
+    end: Position
+
+    @staticmethod
+    def of(line: int, col: int, end_line: int, end_col: int) -> Range:
+        return Range(Position(line, col), Position(end_line, end_col))
+
+    @staticmethod
+    def point(line: int, col: int) -> Range:
+        return Range(Position(line, col), Position(line, col))
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        return {"start": self.start.to_json(), "end": self.end.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    range: Range
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A named set of text edits that resolves one finding (a quick fix in the editor)."""
+
+    title: str
+    edits: tuple[TextEdit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem in one file: what rule, where, how bad, and how to fix it."""
+
+    path: str
+    code: str
+    severity: Severity
+    message: str
+    range: Range
+    fixes: tuple[Fix, ...] = ()
+
+    def sort_key(self) -> tuple[str, Position, str]:
+        return (self.path, self.range.start, self.code)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "code": self.code,
+            "severity": self.severity.label,
+            "message": self.message,
+            "range": self.range.to_json(),
+        }
+
+
+class FileKind(enum.Enum):
+    """How a file is laid out, which decides its default profile."""
+
+    AGENT_SKILL = "agentskill"  # <name>/SKILL.md (agentskills.io)
+    FLAT_SKILL = "flat"  # .skills/**/*.md, .claude/skills/**/*.md (adk-skill)
+    CONVENTION = "convention"  # AGENTS.md, CLAUDE.md, ...
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFile:
+    """A discovered file and the layout it was found in."""
+
+    path: str
+    kind: FileKind
+    root: str = field(default="", compare=False)

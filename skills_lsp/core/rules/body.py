@@ -1,0 +1,187 @@
+"""SK6xx: the Markdown body and the files it references."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from skills_lsp.core import schema
+from skills_lsp.core.markdown import find_references
+from skills_lsp.core.model import FileKind, Fix, Severity, TextEdit
+from skills_lsp.core.rules.registry import Report, RuleContext, rule
+
+BODY_MAX_LINES = 500
+BODY_MAX_TOKENS = 5000
+CHARS_PER_TOKEN = 4  # the usual estimate for English text with a BPE tokenizer
+
+
+def _body_line_count(ctx: RuleContext) -> int:
+    lines = ctx.doc.body_lines
+    count = len(lines)
+    while count and not lines[count - 1].strip():
+        count -= 1
+    return count
+
+
+def _skill_file(ctx: RuleContext) -> bool:
+    return ctx.doc.close_line is not None and ctx.kind is not FileKind.CONVENTION
+
+
+@rule("SK601", "body-too-long", Severity.WARNING, "The body is over 500 lines")
+def body_too_long(ctx: RuleContext) -> Iterator[Report]:
+    """The spec recommends keeping SKILL.md under 500 lines: the whole body enters the model's
+    context when the skill activates. Move detail into `references/` files that the agent reads
+    only when needed."""
+    if not _skill_file(ctx):
+        return
+    count = _body_line_count(ctx)
+    if count > BODY_MAX_LINES:
+        line = ctx.doc.body_start_line + BODY_MAX_LINES
+        yield Report(
+            ctx.doc.line_range(line),
+            f"Body is {count} lines (recommended at most {BODY_MAX_LINES}); move detail into references/.",
+        )
+
+
+@rule("SK602", "body-too-many-tokens", Severity.WARNING, "The body is over about 5000 tokens")
+def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
+    """The spec recommends under 5000 tokens for the instructions. Estimated as characters / 4
+    (no tokenizer is specified, so treat it as a guide)."""
+    if not _skill_file(ctx):
+        return
+    tokens = len(ctx.doc.body) // CHARS_PER_TOKEN
+    if tokens > BODY_MAX_TOKENS:
+        yield Report(
+            ctx.doc.line_range(ctx.doc.body_start_line),
+            f"Body is about {tokens} tokens (recommended under {BODY_MAX_TOKENS}); "
+            "move detail into references/.",
+        )
+
+
+@rule("SK608", "empty-body", Severity.WARNING, "The body is empty")
+def empty_body(ctx: RuleContext) -> Iterator[Report]:
+    """A skill without instructions gives the agent nothing to do once it is selected."""
+    if _skill_file(ctx) and not ctx.doc.body:
+        yield Report(ctx.doc.line_range(ctx.doc.close_line or 0), "The body is empty: add the skill's instructions.")
+
+
+_WINDOWS_ABS = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
+    """(code, report) for every reference problem; each public rule picks its code."""
+    if not _skill_file(ctx):
+        return
+    base = ctx.skill_dir
+    for ref in find_references(ctx.doc):
+        target = ref.target
+        if "\\" in target:
+            fixed = target.replace("\\", "/")
+            yield "SK606", Report(
+                ref.range,
+                f"Use `/` in paths: `{fixed}`.",
+                (Fix("Use forward slashes", (TextEdit(ref.range, fixed),)),),
+            )
+            target = fixed
+        if target.startswith("/") or _WINDOWS_ABS.match(target):
+            yield "SK607", Report(ref.range, f"`{target}` is absolute; use a path relative to the skill directory.")
+            continue
+        parts = PurePosixPath(os.path.normpath(target).replace("\\", "/")).parts
+        if parts and parts[0] == "..":
+            if ctx.kind is FileKind.AGENT_SKILL:
+                yield "SK604", Report(ref.range, f"`{target}` points outside the skill directory.")
+            continue
+        if ctx.kind is FileKind.AGENT_SKILL and len(parts) > 2:
+            yield "SK605", Report(
+                ref.range, f"`{target}` is {len(parts) - 1} directories deep; keep references one level deep."
+            )
+        path = base / Path(*parts) if parts else base
+        if parts and not ctx.exists(path):
+            yield "SK603", Report(ref.range, f"`{target}` does not exist.")
+
+
+def _select(ctx: RuleContext, code: str) -> Iterator[Report]:
+    # Five rules share one scan of the body.
+    found_all = ctx.memo.get("references")
+    if found_all is None:
+        found_all = ctx.memo["references"] = list(_reference_problems(ctx))
+    for found, report in found_all:
+        if found == code:
+            yield report
+
+
+@rule("SK603", "missing-reference", Severity.ERROR, "A referenced file does not exist")
+def missing_reference(ctx: RuleContext) -> Iterator[Report]:
+    """A relative path in the body (a Markdown link, or a bare `scripts/...`, `references/...` or
+    `assets/...` path outside fenced code) names a file that is not in the skill directory. The
+    agent will fail when it follows it."""
+    yield from _select(ctx, "SK603")
+
+
+@rule("SK604", "reference-outside-skill", Severity.ERROR, "A reference points outside the skill directory")
+def reference_outside_skill(ctx: RuleContext) -> Iterator[Report]:
+    """Skills are copied and installed as one directory; a `../` path breaks once the skill is
+    moved. Copy the file into the skill."""
+    yield from _select(ctx, "SK604")
+
+
+@rule("SK605", "reference-too-deep", Severity.WARNING, "A reference is more than one directory deep")
+def reference_too_deep(ctx: RuleContext) -> Iterator[Report]:
+    """The spec asks to keep file references one level deep from SKILL.md
+    (`references/guide.md`, not `references/a/b/guide.md`)."""
+    yield from _select(ctx, "SK605")
+
+
+@rule("SK606", "reference-backslash", Severity.WARNING, "A reference uses `\\` as a separator", fixable=True)
+def reference_backslash(ctx: RuleContext) -> Iterator[Report]:
+    """Paths use `/`; a `\\` separator only works on Windows.
+
+    Fix: replace `\\` with `/`."""
+    yield from _select(ctx, "SK606")
+
+
+@rule("SK607", "reference-absolute", Severity.WARNING, "A reference is an absolute path")
+def reference_absolute(ctx: RuleContext) -> Iterator[Report]:
+    """References are relative to the skill directory so the skill works wherever it is
+    installed."""
+    yield from _select(ctx, "SK607")
+
+
+@rule("SK610", "invalid-evals", Severity.ERROR, "`evals/evals.json` does not match the evals format")
+def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
+    """`evals/evals.json` (the agentskills.io evaluation convention) must be
+    `{"skill_name": str, "evals": [{"id": int, "prompt": str, "expected_output": str,
+    "files": [str], "assertions": [str]}]}`. Findings point at the SKILL.md name line; the
+    message names the JSON location."""
+    if ctx.kind is not FileKind.AGENT_SKILL or ctx.doc.close_line is None:
+        return
+    evals = ctx.skill_dir / "evals" / "evals.json"
+    if not ctx.exists(evals):
+        return
+    anchor = ctx.doc.line_range(0)
+    try:
+        data = json.loads(evals.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        yield Report(anchor, f"evals/evals.json cannot be read: {exc}.")
+        return
+    except json.JSONDecodeError as exc:
+        yield Report(anchor, f"evals/evals.json is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")
+        return
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema.load_schema("evals.schema.json"))
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "(root)"
+        yield Report(anchor, f"evals/evals.json {where}: {error.message}.")
+    name = ctx.get("name")
+    if isinstance(data, dict) and name is not None and isinstance(data.get("skill_name"), str):
+        if name.value.kind == "scalar" and data["skill_name"] != name.value.value:
+            yield Report(
+                name.value.range,
+                f"evals/evals.json names skill `{data['skill_name']}`, but this skill is `{name.value.value}`.",
+            )
+
+

@@ -1,0 +1,86 @@
+"""SK3xx: the `description` field."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skills_lsp.core.model import Severity
+from skills_lsp.core.rules.name import scalar_text
+from skills_lsp.core.rules.registry import Report, RuleContext, rule
+
+DESCRIPTION_MAX = 1024
+
+
+def _description(ctx: RuleContext) -> tuple[Report, str] | None:
+    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
+        return None
+    pair = ctx.get("description")
+    if pair is None:
+        return None
+    text = scalar_text(ctx, pair.value)
+    if text is None or not text.strip():
+        return None
+    return Report(pair.value.range, ""), text
+
+
+@rule("SK301", "missing-description", Severity.ERROR, "The frontmatter has no `description`")
+def missing_description(ctx: RuleContext) -> Iterator[Report]:
+    """Agents decide whether to load a skill from its `description` alone; without one the
+    skill is never chosen (adk-skill skips the file)."""
+    doc = ctx.doc
+    if "description" not in ctx.profile.required or doc.root is None or doc.root.kind != "mapping":
+        return
+    if doc.get("description") is None:
+        yield Report(doc.line_range(0), "Missing required field `description`.")
+
+
+@rule("SK302", "empty-description", Severity.ERROR, "`description` is empty or not a string")
+def empty_description(ctx: RuleContext) -> Iterator[Report]:
+    """`description` must be non-empty text: say what the skill does and when to use it."""
+    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
+        return
+    pair = ctx.get("description")
+    if pair is None:
+        return
+    text = scalar_text(ctx, pair.value)
+    if text is None:
+        yield Report(pair.value.range, "`description` must be a string, not a list or mapping.")
+    elif not text.strip():
+        yield Report(pair.key.range if not pair.value.value else pair.value.range, "`description` is empty.")
+
+
+@rule("SK303", "description-too-long", Severity.ERROR, "`description` is longer than 1024 characters")
+def description_too_long(ctx: RuleContext) -> Iterator[Report]:
+    """The spec limits `description` to 1024 characters (code points, as written after YAML
+    folding). Clients truncate or refuse longer ones; move detail into the body."""
+    found = _description(ctx)
+    if found and len(found[1]) > DESCRIPTION_MAX:
+        report, text = found
+        yield report._replace(
+            message=f"`description` is {len(text)} characters; the limit is {DESCRIPTION_MAX}."
+        )
+
+
+_TAG = re.compile(r"<\s*/?\s*[A-Za-z!][^<>]*>")
+
+
+@rule("SK304", "description-xml-tag", Severity.WARNING, "`description` contains an XML-like tag")
+def description_xml_tag(ctx: RuleContext) -> Iterator[Report]:
+    """claude.ai and the Claude API refuse descriptions containing XML tags such as `<file>`;
+    the description is also pasted into an XML catalog. Write the words without angle brackets."""
+    found = _description(ctx)
+    if found and _TAG.search(found[1]):
+        yield found[0]._replace(message="`description` contains an XML-like tag; Claude's platform refuses it.")
+
+
+_WHEN = re.compile(r"\b(use|using|when|whenever|if|for|asks?|needs?|triggers?)\b", re.IGNORECASE)
+
+
+@rule("SK305", "description-no-when", Severity.HINT, "`description` does not say when to use the skill")
+def description_no_when(ctx: RuleContext) -> Iterator[Report]:
+    """The spec asks descriptions to say what the skill does *and when to use it* ("Use when the
+    user asks about PDFs"). Agents match requests against these words."""
+    found = _description(ctx)
+    if found and not _WHEN.search(found[1]):
+        yield found[0]._replace(message="Say when to use this skill, e.g. `Use when the user asks ...`.")

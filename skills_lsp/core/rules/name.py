@@ -1,0 +1,174 @@
+"""SK2xx: the `name` field."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+
+from skills_lsp.core.frontmatter import YamlNode
+from skills_lsp.core.model import FileKind, Fix, Range, Severity, TextEdit
+from skills_lsp.core.rules.edits import NAME_MAX, replace, suggest_name, yaml_string
+from skills_lsp.core.rules.registry import Report, RuleContext, rule
+
+E = Severity.ERROR
+
+
+def scalar_text(ctx: RuleContext, node: YamlNode) -> str | None:
+    """A scalar field's text as the profile reads it; None for a collection."""
+    if node.kind != "scalar":
+        return None
+    if ctx.profile.strings_only:
+        return str(node.value)
+    return "" if node.is_null else str(node.value)
+
+
+def _name(ctx: RuleContext) -> tuple[YamlNode, str] | None:
+    """The name node and its normalised text, when there is a usable name."""
+    if ctx.doc.root is None or ctx.doc.root.kind != "mapping" or ctx.profile.name_style == "free":
+        return None
+    pair = ctx.get("name")
+    if pair is None:
+        return None
+    text = scalar_text(ctx, pair.value)
+    if not text or not text.strip():
+        return None
+    text = text.strip()
+    if ctx.profile.name_style == "unicode":
+        text = unicodedata.normalize("NFKC", text)
+    return pair.value, text
+
+
+def _fix_name(node: YamlNode, name: str) -> tuple[Fix, ...]:
+    suggestion = suggest_name(name)
+    if suggestion == name:
+        return ()
+    return (replace(f"Rename to `{suggestion}`", node.range, suggestion),)
+
+
+@rule("SK201", "missing-name", E, "The frontmatter has no `name`", fixable=True)
+def missing_name(ctx: RuleContext) -> Iterator[Report]:
+    """Every skill needs a `name`: agents list and load skills by it.
+
+    Fix: add `name:` set to the skill's directory name (agentskills layout)."""
+    doc = ctx.doc
+    if "name" not in ctx.profile.required or doc.root is None or doc.root.kind != "mapping":
+        return
+    if doc.get("name") is not None:
+        return
+    fixes: tuple[Fix, ...] = ()
+    if ctx.kind is FileKind.AGENT_SKILL:
+        name = suggest_name(ctx.skill_dir.name)
+        fixes = (Fix(f"Add `name: {name}`", (TextEdit(Range.point(1, 0), f"name: {name}\n"),)),)
+    yield Report(doc.line_range(0), "Missing required field `name`.", fixes)
+
+
+@rule("SK202", "empty-name", E, "`name` is empty or not a string")
+def empty_name(ctx: RuleContext) -> Iterator[Report]:
+    """`name` must be a non-empty string (a null, blank or list value is not a name)."""
+    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
+        return
+    pair = ctx.get("name")
+    if pair is None:
+        return
+    text = scalar_text(ctx, pair.value)
+    if text is None:
+        yield Report(pair.value.range, "`name` must be a string, not a list or mapping.")
+    elif not text.strip():
+        yield Report(pair.key.range if not pair.value.value else pair.value.range, "`name` is empty.")
+
+
+@rule("SK203", "name-too-long", E, "`name` is longer than 64 characters", fixable=True)
+def name_too_long(ctx: RuleContext) -> Iterator[Report]:
+    """The spec limits `name` to 64 characters (counted after NFKC normalisation in the
+    skills-ref profile).
+
+    Fix: shorten to a valid 64-character name."""
+    found = _name(ctx)
+    if found and len(found[1]) > NAME_MAX:
+        node, name = found
+        yield Report(
+            node.range, f"`name` is {len(name)} characters; the limit is {NAME_MAX}.", _fix_name(node, name)
+        )
+
+
+@rule("SK204", "name-not-lowercase", E, "`name` has uppercase letters", fixable=True)
+def name_not_lowercase(ctx: RuleContext) -> Iterator[Report]:
+    """Names are lowercase. `PDF-Tools` is refused by skills-ref, google-adk and claude.ai.
+
+    Fix: lowercase (and kebab-case) the name."""
+    found = _name(ctx)
+    if found and found[1] != found[1].lower():
+        node, name = found
+        yield Report(node.range, f"`name` `{name}` must be lowercase.", _fix_name(node, name))
+
+
+def _invalid_chars(ctx: RuleContext, name: str) -> list[str]:
+    if ctx.profile.name_style == "unicode":
+        return [c for c in name if not (c.isalnum() or c == "-")]
+    return [c for c in name if not (c.isascii() and (c.isalnum() or c == "-"))]
+
+
+@rule("SK205", "name-invalid-characters", E, "`name` has characters other than letters, digits and `-`", fixable=True)
+def name_invalid_characters(ctx: RuleContext) -> Iterator[Report]:
+    """Names use only lowercase letters `a-z`, digits and hyphens (`pdf-tools`, not `pdf_tools`
+    or `pdf tools`). The skills-ref profile also accepts Unicode letters, as skills-ref does.
+
+    Fix: rewrite as kebab-case."""
+    found = _name(ctx)
+    if not found:
+        return
+    node, name = found
+    bad = _invalid_chars(ctx, name)
+    if bad:
+        shown = ", ".join(f"`{c}`" if c.strip() else repr(c) for c in dict.fromkeys(bad))
+        allowed = "letters, digits" if ctx.profile.name_style == "unicode" else "`a-z`, `0-9`"
+        yield Report(
+            node.range,
+            f"`name` contains {shown}; use only {allowed} and `-`.",
+            _fix_name(node, name),
+        )
+
+
+@rule("SK206", "name-hyphen-edge", E, "`name` starts or ends with `-`", fixable=True)
+def name_hyphen_edge(ctx: RuleContext) -> Iterator[Report]:
+    """A name must not start or end with a hyphen.
+
+    Fix: strip the hyphens."""
+    found = _name(ctx)
+    if found and (found[1].startswith("-") or found[1].endswith("-")):
+        node, name = found
+        yield Report(node.range, "`name` must not start or end with `-`.", _fix_name(node, name))
+
+
+@rule("SK207", "name-consecutive-hyphens", E, "`name` contains `--`", fixable=True)
+def name_consecutive_hyphens(ctx: RuleContext) -> Iterator[Report]:
+    """A name must not contain consecutive hyphens.
+
+    Fix: collapse them to one."""
+    found = _name(ctx)
+    if found and "--" in found[1]:
+        node, name = found
+        yield Report(node.range, "`name` must not contain `--`.", _fix_name(node, name))
+
+
+@rule("SK208", "name-directory-mismatch", E, "`name` differs from the skill's directory name", fixable=True)
+def name_directory_mismatch(ctx: RuleContext) -> Iterator[Report]:
+    """In the agentskills.io layout `<name>/SKILL.md`, `name` must equal the directory name
+    (skills-ref and google-adk refuse a mismatch; some clients load it under the directory name).
+
+    Fix: set `name` to the directory name."""
+    if ctx.kind is not FileKind.AGENT_SKILL or not ctx.profile.name_matches_directory:
+        return
+    found = _name(ctx)
+    if not found:
+        return
+    node, name = found
+    directory = ctx.skill_dir.name
+    if ctx.profile.name_style == "unicode":
+        directory = unicodedata.normalize("NFKC", directory)
+    if name != directory and directory:
+        yield Report(
+            node.range,
+            f"`name` `{name}` must match the directory name `{directory}`.",
+            (replace(f"Set name to `{directory}`", node.range, yaml_string(directory)),),
+        )

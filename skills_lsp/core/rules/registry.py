@@ -1,0 +1,107 @@
+"""The rule table: every rule is a small function registered with a stable code.
+
+A rule function takes a `RuleContext` and yields `Report`s (a range, a message and optional
+fixes); the registry attaches the code and severity. The function's docstring is the rule's
+documentation, printed by `skills-lsp rule CODE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from skills_lsp.core.frontmatter import Document, YamlPair
+from skills_lsp.core.model import FileKind, Fix, Range, Severity
+
+GROUPS = {
+    "SK0": "config",
+    "SK1": "structure",
+    "SK2": "name",
+    "SK3": "description",
+    "SK4": "fields",
+    "SK5": "tools",
+    "SK6": "body",
+    "SK7": "workspace",
+}
+
+
+class Report(NamedTuple):
+    range: Range
+    message: str
+    fixes: tuple[Fix, ...] = ()
+
+
+@dataclass
+class RuleContext:
+    """What a rule sees: one parsed file, its layout and profile, and a file-existence probe."""
+
+    path: Path
+    doc: Document
+    kind: FileKind
+    profile: Profile
+    exists: Callable[[Path], bool] = field(default=lambda p: p.exists())
+    memo: dict[str, Any] = field(default_factory=dict)  # work shared by several rules
+
+    @property
+    def skill_dir(self) -> Path:
+        return self.path.parent
+
+    def get(self, key: str) -> YamlPair | None:
+        return self.doc.get(key)
+
+
+RuleCheck = Callable[[RuleContext], Iterable[Report]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    check: RuleCheck
+    fixable: bool = False
+    workspace: bool = False  # computed over the whole workspace, not per file
+
+    @property
+    def group(self) -> str:
+        return GROUPS.get(self.code[:3], "other")
+
+    @property
+    def doc(self) -> str:
+        import inspect
+
+        return inspect.cleandoc(self.check.__doc__ or self.summary)
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(
+    code: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    *,
+    fixable: bool = False,
+    workspace: bool = False,
+) -> Callable[[RuleCheck], RuleCheck]:
+    """Register a rule function under `code`."""
+
+    def register(check: RuleCheck) -> RuleCheck:
+        if code in RULES:
+            raise ValueError(f"rule code {code} registered twice")
+        RULES[code] = Rule(code, name, severity, summary, check, fixable, workspace)
+        return check
+
+    return register
+
+
+def run_rule(rule_: Rule, ctx: RuleContext) -> Iterator[Report]:
+    yield from rule_.check(ctx)
+
+
+# Profile is defined in profiles.py, which needs nothing from here at import time.
+from skills_lsp.core.profiles import Profile  # noqa: E402

@@ -1,0 +1,118 @@
+"""Run the rules over one document: pick the profile and the enabled rules, collect findings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from skills_lsp.core.config import Config
+from skills_lsp.core.discovery import kind_of
+from skills_lsp.core.frontmatter import Document, parse_bytes, parse_text
+from skills_lsp.core.model import FileKind, Finding, Range, Severity
+from skills_lsp.core.profiles import DEFAULT_PROFILE, Profile, get_profile
+from skills_lsp.core.rules import RULES, Rule, RuleContext
+
+DEFAULT_CONFIG = Config()
+
+
+def _matches(code: str, patterns: Iterable[str]) -> bool:
+    return any(p == "ALL" or code.startswith(p) for p in patterns)
+
+
+@lru_cache(maxsize=256)
+def _enabled(profile: Profile, select: tuple[str, ...] | None, extend: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Rule, ...]:
+    chosen: list[Rule] = []
+    for code, rule in sorted(RULES.items()):
+        explicit = code in (select or ()) or code in extend
+        wanted = (select is None or _matches(code, select)) or _matches(code, extend)
+        if not wanted or _matches(code, ignore):
+            continue
+        if not profile.enabled(code) and not explicit:
+            continue
+        chosen.append(rule)
+    return tuple(chosen)
+
+
+def enabled_rules(profile: Profile, config: Config = DEFAULT_CONFIG) -> tuple[Rule, ...]:
+    """The rules that run for `profile` under `config` (ruff-style select/extend-select/ignore;
+    naming a code exactly turns it on even where the profile leaves it off)."""
+    return _enabled(profile, config.select, config.extend_select, config.ignore)
+
+
+def severity_for(rule: Rule, profile: Profile, config: Config = DEFAULT_CONFIG) -> Severity:
+    for pattern in sorted(config.severity, key=len, reverse=True):
+        if rule.code.startswith(pattern):
+            return config.severity[pattern]
+    return profile.severity_of(rule.code, rule.severity)
+
+
+def resolve_profile(
+    path: Path, kind: FileKind, profile: str | Profile | None = None, config: Config = DEFAULT_CONFIG
+) -> Profile:
+    if isinstance(profile, Profile):
+        return profile
+    name = profile or config.profile_for_path(path) or DEFAULT_PROFILE[kind]
+    return get_profile(name)
+
+
+@dataclass
+class DocumentResult:
+    findings: list[Finding]
+    context: RuleContext
+
+
+def check_document(
+    doc: Document,
+    path: str | os.PathLike[str],
+    *,
+    kind: FileKind | None = None,
+    profile: str | Profile | None = None,
+    config: Config = DEFAULT_CONFIG,
+    exists: Callable[[Path], bool] | None = None,
+) -> DocumentResult:
+    """Findings for one parsed document, plus the context the workspace rules reuse."""
+    file_path = Path(path)
+    kind = kind or kind_of(file_path)
+    chosen = resolve_profile(file_path, kind, profile, config)
+    ctx = RuleContext(file_path, doc, kind, chosen)
+    if exists is not None:
+        ctx.exists = exists
+    findings: list[Finding] = []
+    for rule in enabled_rules(chosen, config):
+        if rule.workspace:
+            continue
+        severity = severity_for(rule, chosen, config)
+        for report in rule.check(ctx):
+            findings.append(Finding(str(path), rule.code, severity, report.message, report.range, report.fixes))
+    findings.sort(key=Finding.sort_key)
+    return DocumentResult(findings, ctx)
+
+
+def validate_text(
+    text: str,
+    path: str | os.PathLike[str],
+    *,
+    kind: FileKind | None = None,
+    profile: str | Profile | None = None,
+    config: Config = DEFAULT_CONFIG,
+) -> list[Finding]:
+    """Findings for a document held in memory (an editor buffer)."""
+    return check_document(parse_text(text), path, kind=kind, profile=profile, config=config).findings
+
+
+def validate_file(
+    path: str | os.PathLike[str],
+    *,
+    profile: str | Profile | None = None,
+    config: Config = DEFAULT_CONFIG,
+    kind: FileKind | None = None,
+) -> list[Finding]:
+    """Findings for one file on disk. An unreadable file is a finding, not an exception."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return [Finding(str(path), "SK100", Severity.ERROR, f"Cannot read file: {exc.strerror or exc}.", Range.point(0, 0))]
+    return check_document(parse_bytes(data), path, kind=kind, profile=profile, config=config).findings
