@@ -17,6 +17,8 @@ from skills_lsp.core.rules.registry import Report, RuleContext, rule
 COMPATIBILITY_MAX = 500
 # Length and pattern limits have their own rules with better messages and fixes.
 _RULE_OWNED_KEYWORDS = frozenset({"maxLength", "minLength", "pattern"})
+# Fields whose top-level type has its own rule (SK202, SK302, SK501, SK502).
+_RULE_OWNED_TYPES = frozenset({"name", "description", "allowed-tools"})
 
 
 def _mapping(ctx: RuleContext) -> bool:
@@ -42,7 +44,7 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
         fixes: list[Fix] = []
         close = difflib.get_close_matches(key.replace("_", "-").lower(), list(known), n=1, cutoff=0.75)
         if close and close[0] not in ctx.doc.keys:
-            hint = f"; did you mean `{close[0]}`?"
+            hint = f"; did you mean `{close[0]}`"
             fixes.append(replace(f"Rename to `{close[0]}`", pair.key.range, close[0]))
         elif key in everywhere:
             hint = f" (it is a {everywhere[key]} field)"
@@ -53,9 +55,10 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
             if move is not None:
                 fixes.append(move)
         where = " Put client-specific keys under `metadata`." if "metadata" in known and not close else ""
+        end = "?" if close and close[0] not in ctx.doc.keys else "."
         yield Report(
             pair.key.range,
-            f"Unknown key `{key}` for the {ctx.profile.name} profile{hint}.{where}",
+            f"Unknown key `{key}` for the {ctx.profile.name} profile{hint}{end}{where}",
             tuple(fixes),
         )
 
@@ -104,6 +107,8 @@ def invalid_value(ctx: RuleContext) -> Iterator[Report]:
         value = _schema_value(ctx, pair.value, field_schema)
         for error in validator.iter_errors(value):
             if error.validator in _RULE_OWNED_KEYWORDS:
+                continue
+            if key in _RULE_OWNED_TYPES and not error.absolute_path and error.validator in ("type", "anyOf"):
                 continue
             node = _node_at(pair.value, list(error.absolute_path))
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)

@@ -1,0 +1,3 @@
+from skills_lsp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,322 @@
+"""`skills-lsp` command line: check, rules, rule, init."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from skills_lsp import __version__
+from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
+
+from skills_lsp.core.model import Finding, Severity
+from skills_lsp.core.profiles import PROFILES
+from skills_lsp.core.rules import RULES
+from skills_lsp.core.rules.edits import suggest_name
+from skills_lsp.core.validate import validate_text
+
+DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note", Severity.HINT: "note"}
+
+
+class UsageError(Exception):
+    """Bad command-line input: exit status 2."""
+
+
+def _codes(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    for code in codes:
+        if code != "ALL" and not any(c.startswith(code) for c in RULES):
+            raise UsageError(f"no rule code starts with {code!r}; see `skills-lsp rules`")
+    return codes
+
+
+def _display(path: str) -> str:
+    try:
+        rel = Path(path).resolve().relative_to(Path.cwd().resolve())
+        return rel.as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _counts(findings: Sequence[Finding]) -> str:
+    parts = []
+    for severity in Severity:
+        n = sum(f.severity is severity for f in findings)
+        if n:
+            parts.append(f"{n} {severity.label}{'s' if n != 1 and severity is not Severity.INFO else ''}")
+    return ", ".join(parts)
+
+
+def write_text(result: CheckResult, shown: Sequence[Finding], out: TextIO) -> None:
+    for f in shown:
+        line, col = f.range.start.line + 1, f.range.start.character + 1
+        out.write(f"{_display(f.path)}:{line}:{col}: {f.code} [{f.severity.label}] {f.message}\n")
+    files = len(result.files)
+    noun = "file" if files == 1 else "files"
+    if shown:
+        out.write(f"\nFound {len(shown)} problem{'s' if len(shown) != 1 else ''} ({_counts(shown)}) in {files} {noun}.\n")
+    else:
+        out.write(f"All checks passed: {files} {noun}.\n")
+
+
+def write_json(shown: Sequence[Finding], out: TextIO) -> None:
+    rows = [dict(f.to_json(), path=_display(f.path)) for f in shown]
+    json.dump(rows, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def write_github(shown: Sequence[Finding], out: TextIO) -> None:
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice", Severity.HINT: "notice"}
+    for f in shown:
+        r = f.range
+        out.write(
+            f"::{level[f.severity]} file={_gh_escape(_display(f.path), True)},line={r.start.line + 1},"
+            f"col={r.start.character + 1},endLine={r.end.line + 1},endColumn={r.end.character + 1},"
+            f"title={_gh_escape(f.code, True)}::{_gh_escape(f.message)}\n"
+        )
+
+
+def sarif_log(shown: Sequence[Finding]) -> dict[str, object]:
+    codes = sorted(RULES)
+    index = {code: i for i, code in enumerate(codes)}
+    rules = [
+        {
+            "id": code,
+            "name": RULES[code].name,
+            "shortDescription": {"text": RULES[code].summary},
+            "fullDescription": {"text": RULES[code].doc},
+            "helpUri": f"{DOCS_URL}#{code.lower()}",
+            "defaultConfiguration": {"level": _SARIF_LEVEL[RULES[code].severity]},
+        }
+        for code in codes
+    ]
+    results = []
+    for f in shown:
+        r = f.range
+        result: dict[str, object] = {
+            "ruleId": f.code,
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _display(f.path)},
+                        "region": {
+                            "startLine": r.start.line + 1,
+                            "startColumn": r.start.character + 1,
+                            "endLine": r.end.line + 1,
+                            "endColumn": r.end.character + 1,
+                        },
+                    }
+                }
+            ],
+        }
+        if f.code in index:
+            result["ruleIndex"] = index[f.code]
+        results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "skills-lsp",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": "https://github.com/skills-lsp/skills-lsp",
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    targets = args.paths or ["."]
+    missing = [t for t in targets if not Path(t).exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    explicit = Path(args.config) if args.config else None
+    if explicit is not None and not explicit.is_file():
+        raise UsageError(f"config file not found: {explicit}")
+    config, config_problems = resolve_config(targets, explicit)
+    config = config.with_overrides(
+        select=_codes(args.select), ignore=_codes(args.ignore), extend_select=_codes(args.extend_select)
+    )
+    if args.profile and args.profile not in PROFILES:
+        raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
+    cache_dir = None if args.no_cache else (Path(args.cache_dir) if args.cache_dir else default_cache_dir(targets, config))
+    show_progress = args.format == "text" and err.isatty()
+
+    def progress(done: int, total: int) -> None:
+        err.write(f"\rChecking {done}/{total} files...")
+        if done == total:
+            err.write("\r" + " " * 40 + "\r")
+        err.flush()
+
+    result = check_paths(targets, config=config, profile=args.profile, cache_dir=cache_dir,
+                         progress=progress if show_progress else None)
+    result.findings[:0] = config_problems
+    threshold = Severity.parse(args.min_severity)
+    shown = [f for f in result.findings if f.severity <= threshold]
+    if args.format == "json":
+        write_json(shown, out)
+    elif args.format == "sarif":
+        json.dump(sarif_log(shown), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif args.format == "github":
+        write_github(shown, out)
+    else:
+        write_text(result, shown, out)
+    if args.exit_zero:
+        return 0
+    return 1 if any(f.severity is Severity.ERROR for f in result.findings) else 0
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rows = [RULES[c] for c in sorted(RULES)]
+    if args.format == "json":
+        data = [
+            {"code": r.code, "name": r.name, "group": r.group, "severity": r.severity.label,
+             "fixable": r.fixable, "summary": r.summary,
+             "profiles": [p for p, prof in PROFILES.items() if prof.enabled(r.code)]}
+            for r in rows
+        ]
+        json.dump(data, out, indent=2)
+        out.write("\n")
+        return 0
+    for r in rows:
+        fix = "fix" if r.fixable else "   "
+        out.write(f"{r.code}  {r.severity.label:<7}  {fix}  {r.name:<28} {r.summary}\n")
+    return 0
+
+
+def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    code = args.code.upper()
+    r = RULES.get(code)
+    if r is None:
+        raise UsageError(f"unknown rule {args.code!r}; see `skills-lsp rules`")
+    profiles = [p for p, prof in PROFILES.items() if prof.enabled(code)]
+    out.write(f"{r.code} ({r.name})\n")
+    out.write(f"Severity: {r.severity.label}    Group: {r.group}    Fixable: {'yes' if r.fixable else 'no'}\n")
+    out.write(f"Profiles: {', '.join(profiles) or 'none by default (select it explicitly)'}\n\n")
+    out.write(f"{r.summary}.\n\n{r.doc}\n")
+    return 0
+
+
+_TEMPLATE = """---
+name: {name}
+description: {description}
+license: Apache-2.0
+metadata:
+  version: "0.1.0"
+---
+
+# {title}
+
+## When to use
+
+Use this skill when the user asks to ... (the requests this skill is for).
+
+## Steps
+
+1. First step.
+2. Second step.
+
+## Examples
+
+Input: ...
+Output: ...
+"""
+
+
+def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    name = args.name
+    suggestion = suggest_name(name)
+    if suggestion != name:
+        raise UsageError(f"{name!r} is not a valid skill name (lowercase a-z, 0-9 and single hyphens); try {suggestion!r}")
+    base = Path(args.dir)
+    skill_dir = base / name
+    skill_md = skill_dir / "SKILL.md"
+    if skill_md.exists():
+        raise UsageError(f"{skill_md} already exists; not overwriting it")
+    title = name.replace("-", " ").capitalize()
+    description = args.description or f"Describe what {name} does. Use when the user asks to ..."
+    text = _TEMPLATE.format(name=name, description=json.dumps(description, ensure_ascii=False), title=title)
+    problems = [f for f in validate_text(text, skill_md) if f.severity is Severity.ERROR]
+    if problems:
+        raise UsageError(f"the description does not make a valid skill: {problems[0].message}")
+    skill_dir.mkdir(parents=True, exist_ok=True)
+    for sub in ("scripts", "references", "assets"):
+        (skill_dir / sub).mkdir(exist_ok=True)
+    skill_md.write_text(text, encoding="utf-8")
+    out.write(f"Created {skill_md.as_posix()}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="skills-lsp", description="Validate, test and serve agent skills.")
+    parser.add_argument("--version", action="version", version=f"skills-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = sub.add_parser("check", help="check skills and print findings")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="workspace, skill directory or file (default: .)")
+    check.add_argument("--profile", help=f"profile for every file ({', '.join(PROFILES)})")
+    check.add_argument("--select", help="comma-separated rule codes or prefixes to enable (replaces defaults)")
+    check.add_argument("--extend-select", help="rule codes or prefixes to enable in addition")
+    check.add_argument("--ignore", help="rule codes or prefixes to disable")
+    check.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text")
+    check.add_argument("--min-severity", choices=["error", "warning", "info", "hint"], default="info",
+                       help="lowest severity to print (default: info; hints are editor-only)")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
+    check.add_argument("--config", help="config file (default: nearest skills-lsp.toml or pyproject.toml)")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    check.add_argument("--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})")
+    check.set_defaults(func=cmd_check)
+
+    rules = sub.add_parser("rules", help="list every rule")
+    rules.add_argument("--format", choices=["text", "json"], default="text")
+    rules.set_defaults(func=cmd_rules)
+
+    rule = sub.add_parser("rule", help="print one rule's documentation")
+    rule.add_argument("code")
+    rule.set_defaults(func=cmd_rule)
+
+    init = sub.add_parser("init", help="create a new skill from a template")
+    init.add_argument("name")
+    init.add_argument("--dir", default=".", help="parent directory (default: .)")
+    init.add_argument("--description", help="the skill's description")
+    init.set_defaults(func=cmd_init)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args, out, err)
+        return code
+    except UsageError as exc:
+        err.write(f"skills-lsp: error: {exc}\n")
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+
+

@@ -1,0 +1,253 @@
+"""Check whole workspaces, skill directories or single files: discovery, parse, validate, and the
+workspace-wide rules, with a content-hash cache so an unchanged workspace is re-checked without
+parsing anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skills_lsp import __version__
+from skills_lsp.core.config import Config, find_config, load_config
+from skills_lsp.core.discovery import discover_workspace, kind_of, path_sort_key
+from skills_lsp.core.frontmatter import parse_bytes
+from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
+from skills_lsp.core.rules import RULES, Report
+from skills_lsp.core.rules.name import scalar_text
+from skills_lsp.core.validate import DEFAULT_CONFIG, check_document, enabled_rules, resolve_profile, severity_for
+
+CACHE_DIR_NAME = ".skills-lsp-cache"
+_CACHE_FORMAT = 1
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class NamedSkill:
+    """What the workspace rules need of a checked file (kept in the cache too)."""
+
+    path: str
+    kind: FileKind
+    name: str | None
+    name_range: Range | None
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: list[SkillFile] = field(default_factory=list)
+    cached: int = 0  # files answered from the cache
+
+    @property
+    def errors(self) -> int:
+        return sum(f.severity is Severity.ERROR for f in self.findings)
+
+
+class CheckCache:
+    """Findings per file, keyed by path, content hash and configuration.
+
+    A cached result also records every filesystem probe the rules made (does
+    `references/x.md` exist?) and is only reused when each probe still gives the same answer.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.file = directory / "check.json"
+        self.entries: dict[str, Any] = {}
+        self.dirty = False
+        try:
+            data = json.loads(self.file.read_text(encoding="utf-8"))
+            if data.get("format") == _CACHE_FORMAT and data.get("version") == __version__:
+                self.entries = data["entries"]
+        except (OSError, ValueError, KeyError, TypeError):
+            self.entries = {}
+
+    def get(self, path: str, key: str) -> dict[str, Any] | None:
+        entry = self.entries.get(path)
+        if entry is None or entry.get("key") != key:
+            return None
+        for probe, existed in entry.get("probes", {}).items():
+            if os.path.exists(probe) != existed:
+                return None
+        return dict(entry)
+
+    def put(self, path: str, entry: dict[str, Any]) -> None:
+        self.entries[path] = entry
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            gitignore = self.directory / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+            payload = json.dumps({"format": _CACHE_FORMAT, "version": __version__, "entries": self.entries})
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".check-", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(payload)
+            os.replace(tmp, self.file)
+        except OSError:
+            pass  # a read-only workspace still gets its findings
+
+
+def _finding_to_cache(f: Finding) -> list[Any]:
+    r = f.range
+    return [f.code, int(f.severity), f.message, r.start.line, r.start.character, r.end.line, r.end.character]
+
+
+def _finding_from_cache(path: str, row: list[Any]) -> Finding:
+    code, severity, message, sl, sc, el, ec = row
+    return Finding(path, code, Severity(severity), message, Range(Position(sl, sc), Position(el, ec)))
+
+
+def expand_targets(
+    targets: Sequence[str | os.PathLike[str]], config: Config
+) -> tuple[list[SkillFile], list[Finding]]:
+    """Files to check for each target: a workspace, a skill directory or a single file."""
+    files: dict[str, SkillFile] = {}
+    problems: list[Finding] = []
+    for target in targets:
+        path = Path(target)
+        if path.is_file():
+            files.setdefault(str(path), SkillFile(str(path), kind_of(path), str(path.parent)))
+        elif path.is_dir():
+            if (path / "SKILL.md").is_file() and not (path / "skills").is_dir():
+                skill = path / "SKILL.md"
+                files.setdefault(str(skill), SkillFile(str(skill), FileKind.AGENT_SKILL, str(path)))
+                continue
+            for item in discover_workspace(path, config.roots, config.max_depth):
+                if not config.excluded(Path(item.path)):
+                    files.setdefault(item.path, item)
+        else:
+            problems.append(
+                Finding(str(path), "SK100", Severity.ERROR, "No such file or directory.", Range.point(0, 0))
+            )
+    ordered = sorted(files.values(), key=lambda f: path_sort_key(f.path))
+    return ordered, problems
+
+
+def check_file(
+    item: SkillFile, config: Config, profile: str | None, cache: CheckCache | None
+) -> tuple[list[Finding], NamedSkill, bool]:
+    """Findings for one file (from the cache when the file and its probes are unchanged)."""
+    path = Path(item.path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        finding = Finding(item.path, "SK100", Severity.ERROR, f"Cannot read file: {exc.strerror or exc}.", Range.point(0, 0))
+        return [finding], NamedSkill(item.path, item.kind, None, None), False
+    chosen = resolve_profile(path, item.kind, profile, config)
+    key = ""
+    if cache is not None:
+        digest = hashlib.sha256(data).hexdigest()
+        key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}"
+        hit = cache.get(item.path, key)
+        if hit is not None:
+            findings = [_finding_from_cache(item.path, row) for row in hit["findings"]]
+            nr = hit.get("name_range")
+            name_range = Range(Position(nr[0], nr[1]), Position(nr[2], nr[3])) if nr else None
+            return findings, NamedSkill(item.path, item.kind, hit.get("name"), name_range), True
+    probes: dict[str, bool] = {}
+
+    def exists(p: Path) -> bool:
+        result = p.exists()
+        probes[str(p)] = result
+        return result
+
+    result = check_document(parse_bytes(data), path, kind=item.kind, profile=chosen, config=config, exists=exists)
+    named = _named(result.context, item)
+    if cache is not None:
+        r = named.name_range
+        cache.put(
+            item.path,
+            {
+                "key": key,
+                "findings": [_finding_to_cache(f) for f in result.findings],
+                "probes": probes,
+                "name": named.name,
+                "name_range": [r.start.line, r.start.character, r.end.line, r.end.character] if r else None,
+            },
+        )
+    return result.findings, named, False
+
+
+def _named(ctx: Any, item: SkillFile) -> NamedSkill:
+    pair = ctx.get("name") if ctx.doc.root is not None and ctx.doc.root.kind == "mapping" else None
+    text = scalar_text(ctx, pair.value) if pair is not None else None
+    if pair is None or not text or not text.strip():
+        return NamedSkill(item.path, item.kind, None, None)
+    return NamedSkill(item.path, item.kind, text.strip(), pair.value.range)
+
+
+def workspace_findings(skills: Iterable[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
+    """SK701: names used by more than one skill (convention files exempt)."""
+    rule = RULES["SK701"]
+    by_name: dict[str, list[NamedSkill]] = {}
+    for skill in skills:
+        if skill.kind is not FileKind.CONVENTION and skill.name and skill.name_range:
+            by_name.setdefault(skill.name, []).append(skill)
+    findings: list[Finding] = []
+    for name, group in by_name.items():
+        if len(group) < 2:
+            continue
+        for skill in group:
+            chosen = resolve_profile(Path(skill.path), skill.kind, profile, config)
+            if rule not in enabled_rules(chosen, config):
+                continue
+            others = ", ".join(o.path for o in group if o is not skill)
+            assert skill.name_range is not None
+            report = Report(skill.name_range, f"Skill name `{name}` is also used by {others}.")
+            findings.append(Finding(skill.path, rule.code, severity_for(rule, chosen, config), report.message, report.range))
+    return findings
+
+
+def resolve_config(targets: Sequence[str | os.PathLike[str]], explicit: Path | None = None) -> tuple[Config, list[Finding]]:
+    """The config for a run: an explicit file, else the nearest one above the first target."""
+    path = explicit or (find_config(Path(targets[0])) if targets else find_config(Path.cwd()))
+    if path is None:
+        return DEFAULT_CONFIG, []
+    return load_config(path)
+
+
+def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
+    if config.root is not None:
+        return config.root / CACHE_DIR_NAME
+    first = Path(targets[0]) if targets else Path.cwd()
+    return (first if first.is_dir() else first.parent) / CACHE_DIR_NAME
+
+
+def check_paths(
+    targets: Sequence[str | os.PathLike[str]],
+    *,
+    config: Config = DEFAULT_CONFIG,
+    profile: str | None = None,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> CheckResult:
+    """Check every target. `cache_dir=None` disables the cache."""
+    files, problems = expand_targets(targets, config)
+    cache = CheckCache(cache_dir) if cache_dir is not None else None
+    result = CheckResult(findings=list(problems), files=files)
+    named: list[NamedSkill] = []
+    total = len(files)
+    for index, item in enumerate(files, 1):
+        findings, skill, hit = check_file(item, config, profile, cache)
+        result.findings.extend(findings)
+        result.cached += hit
+        named.append(skill)
+        if progress is not None and (index % 200 == 0 or index == total):
+            progress(index, total)
+    result.findings.extend(workspace_findings(named, config, profile))
+    result.findings.sort(key=Finding.sort_key)
+    if cache is not None:
+        cache.save()
+    return result
