@@ -69,6 +69,7 @@ RUN_TITLES = {"cold": "cold (--no-cache)", "fill": "cold, filling cache", "warm"
 FINDING_KEYS = ("findings", "diagnostics", "results", "issues", "problems")
 FILE_COUNT_KEYS = ("files_checked", "checked", "files", "documents", "file_count", "skills")
 SUMMARY_KEYS = ("summary", "stats", "statistics", "totals")
+PATH_KEYS = ("path", "file", "uri", "filename")
 
 
 class BenchError(Exception):
@@ -89,6 +90,7 @@ class RunResult:
     findings: int | None
     files_reported: int | None
     findings_digest: str | None
+    files_with_findings: int | None
     output_error: str | None
     stderr_tail: str
 
@@ -220,19 +222,28 @@ def _find_count(data: Any) -> tuple[int | None, int | None, Any]:
     return findings, files, found_list
 
 
-def summarize_output(path: Path) -> tuple[int | None, int | None, str | None, str | None]:
-    """(findings, files reported, digest of the findings, error) for the CLI's JSON output."""
+def summarize_output(path: Path) -> tuple[int | None, int | None, str | None, int | None, str | None]:
+    """(findings, files reported, digest of the findings, files with findings, error) for the JSON output."""
     try:
         data = json.loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError) as exc:
-        return None, None, None, f"output is not JSON: {exc}"
+        return None, None, None, None, f"output is not JSON: {exc}"
     findings, files, found = _find_count(data)
     digest = None
+    with_findings = None
+    if isinstance(found, list):
+        paths = set()
+        for finding in found:
+            if isinstance(finding, dict):
+                key = next((k for k in PATH_KEYS if k in finding), None)
+                if key is not None:
+                    paths.add(str(finding[key]))
+        with_findings = len(paths) if paths else None
     if found is not None:
         canonical = json.dumps(found, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
     error = None if findings is not None else "no findings list or count found in the JSON output"
-    return findings, files, digest, error
+    return findings, files, digest, with_findings, error
 
 
 # Runs one command and measures it. Linux carries the high-water RSS of the process that forks into the
@@ -282,7 +293,7 @@ def run_child(label: str, iteration: int, argv: list[str], scratch: Path) -> Run
     stem = scratch / f"{label}-{iteration}"
     out_path, err_path = stem.with_suffix(".out"), stem.with_suffix(".err")
     code, wall, user_s, sys_s, rss = _measure(argv, out_path, err_path, stem.with_suffix(".rusage"))
-    findings, files, digest, error = summarize_output(out_path)
+    findings, files, digest, with_findings, error = summarize_output(out_path)
     stderr = err_path.read_bytes()[-2000:].decode("utf-8", "replace")
     return RunResult(
         label=label,
@@ -297,6 +308,7 @@ def run_child(label: str, iteration: int, argv: list[str], scratch: Path) -> Run
         findings=findings,
         files_reported=files,
         findings_digest=digest,
+        files_with_findings=with_findings,
         output_error=error,
         stderr_tail=stderr,
     )
@@ -352,6 +364,7 @@ def build_report(
             "documents": expected,
             "files_reported": reported,
             "findings": mine[-1].findings,
+            "files_with_findings": mine[-1].files_with_findings,
             "skills_per_s": documents / wall if documents and wall else None,
             "same_findings_as_cold": None,
         }
@@ -404,7 +417,7 @@ def print_text(report: dict[str, Any], base: list[str]) -> None:
     by = report["by_layout"]
     if by:
         mib = (report["workspace_bytes"] or 0) / 2**20
-        layout = ", ".join(f"{v:,} {k}" for k, v in by.items())
+        layout = ", ".join(f"{by[k]:,} {k}" for k in ("agentskills", "adk", "convention") if k in by)
         print(f"workspace: {report['workspace']} ({documents:,} documents: {layout}; {mib:,.1f} MiB)")
     else:
         print(f"workspace: {report['workspace']} (no generator manifest: document count from the CLI only)")
@@ -445,7 +458,7 @@ def print_text(report: dict[str, Any], base: list[str]) -> None:
         word, op = ("PASS", "<") if v["pass"] else ("FAIL", ">=")
         print(
             f"{word} {label}: {v['wall_s']:.3f} s {op} {v['target_s']:.2f} s target "
-            f"({documents if documents else '?'} documents)"
+            f"({_fmt(documents, ',')} documents)"
         )
 
 

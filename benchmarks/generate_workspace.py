@@ -1351,13 +1351,10 @@ def format_counts(manifest: dict[str, Any]) -> str:
         f"support files: {c['support_files']:>8,}  {c['support_bytes'] / mib:>8.1f} MiB  "
         f"({c['missing_refs']:,} referenced files missing)",
         f"bodies > 500 lines: {c['bodies_over_500_lines']:,}",
-        "mistakes (agentskills): "
-        + ", ".join(
-            f"{k} {v}" for k, v in sorted(c["mistakes"]["agentskills"].items(), key=lambda kv: -kv[1])
-        ),
-        "mistakes (adk): "
-        + ", ".join(f"{k} {v}" for k, v in sorted(c["mistakes"]["adk"].items(), key=lambda kv: -kv[1])),
     ]
+    for layout in ("agentskills", "adk"):
+        kinds = sorted(c["mistakes"][layout].items(), key=lambda kv: (-kv[1], kv[0]))
+        rows.append(f"mistakes ({layout}): " + (", ".join(f"{k} {v}" for k, v in kinds) or "none"))
     return "\n".join(rows)
 
 
@@ -1372,6 +1369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"replace OUT_DIR if it is a workspace made by this script ({MANIFEST_NAME})",
     )
     args = parser.parse_args(argv)
+    if args.skills < 1:
+        parser.error("--skills must be at least 1")
     out: Path = args.out_dir
     if out.exists() and any(out.iterdir()):
         if not args.force:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TextIO
 
 from skills_lsp import __version__
 from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
-
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
 from skills_lsp.core.rules import RULES
@@ -19,7 +20,12 @@ from skills_lsp.core.rules.edits import suggest_name
 from skills_lsp.core.validate import validate_text
 
 DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
-_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note", Severity.HINT: "note"}
+_SARIF_LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "note",
+    Severity.HINT: "note",
+}
 
 
 class UsageError(Exception):
@@ -36,12 +42,13 @@ def _codes(text: str | None) -> tuple[str, ...] | None:
     return codes
 
 
+@cache
 def _display(path: str) -> str:
-    try:
-        rel = Path(path).resolve().relative_to(Path.cwd().resolve())
-        return rel.as_posix()
-    except ValueError:
-        return Path(path).as_posix()
+    """`path` relative to the working directory when it is below it, with `/` separators."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, os.getcwd())
+    shown = path if rel == ".." or rel.startswith(".." + os.sep) else rel
+    return shown.replace(os.sep, "/")
 
 
 def _counts(findings: Sequence[Finding]) -> str:
@@ -60,15 +67,16 @@ def write_text(result: CheckResult, shown: Sequence[Finding], out: TextIO) -> No
     files = len(result.files)
     noun = "file" if files == 1 else "files"
     if shown:
-        out.write(f"\nFound {len(shown)} problem{'s' if len(shown) != 1 else ''} ({_counts(shown)}) in {files} {noun}.\n")
+        plural = "s" if len(shown) != 1 else ""
+        out.write(f"\nFound {len(shown)} problem{plural} ({_counts(shown)}) in {files} {noun}.\n")
     else:
         out.write(f"All checks passed: {files} {noun}.\n")
 
 
 def write_json(shown: Sequence[Finding], out: TextIO) -> None:
-    rows = [dict(f.to_json(), path=_display(f.path)) for f in shown]
-    json.dump(rows, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    # One finding per line: readable, and the C encoder (json's indent= uses the slow Python one).
+    rows = [json.dumps(dict(f.to_json(), path=_display(f.path)), ensure_ascii=False) for f in shown]
+    out.write("[\n  " + ",\n  ".join(rows) + "\n]\n" if rows else "[]\n")
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
@@ -77,7 +85,12 @@ def _gh_escape(text: str, prop: bool = False) -> str:
 
 
 def write_github(shown: Sequence[Finding], out: TextIO) -> None:
-    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice", Severity.HINT: "notice"}
+    level = {
+        Severity.ERROR: "error",
+        Severity.WARNING: "warning",
+        Severity.INFO: "notice",
+        Severity.HINT: "notice",
+    }
     for f in shown:
         r = f.range
         out.write(
@@ -160,7 +173,11 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
-    cache_dir = None if args.no_cache else (Path(args.cache_dir) if args.cache_dir else default_cache_dir(targets, config))
+    cache_dir = (
+        None
+        if args.no_cache
+        else (Path(args.cache_dir) if args.cache_dir else default_cache_dir(targets, config))
+    )
     show_progress = args.format == "text" and err.isatty()
 
     def progress(done: int, total: int) -> None:
@@ -169,8 +186,13 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write("\r" + " " * 40 + "\r")
         err.flush()
 
-    result = check_paths(targets, config=config, profile=args.profile, cache_dir=cache_dir,
-                         progress=progress if show_progress else None)
+    result = check_paths(
+        targets,
+        config=config,
+        profile=args.profile,
+        cache_dir=cache_dir,
+        progress=progress if show_progress else None,
+    )
     result.findings[:0] = config_problems
     threshold = Severity.parse(args.min_severity)
     shown = [f for f in result.findings if f.severity <= threshold]
@@ -192,9 +214,15 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rows = [RULES[c] for c in sorted(RULES)]
     if args.format == "json":
         data = [
-            {"code": r.code, "name": r.name, "group": r.group, "severity": r.severity.label,
-             "fixable": r.fixable, "summary": r.summary,
-             "profiles": [p for p, prof in PROFILES.items() if prof.enabled(r.code)]}
+            {
+                "code": r.code,
+                "name": r.name,
+                "group": r.group,
+                "severity": r.severity.label,
+                "fixable": r.fixable,
+                "summary": r.summary,
+                "profiles": [p for p, prof in PROFILES.items() if prof.enabled(r.code)],
+            }
             for r in rows
         ]
         json.dump(data, out, indent=2)
@@ -213,7 +241,9 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"unknown rule {args.code!r}; see `skills-lsp rules`")
     profiles = [p for p, prof in PROFILES.items() if prof.enabled(code)]
     out.write(f"{r.code} ({r.name})\n")
-    out.write(f"Severity: {r.severity.label}    Group: {r.group}    Fixable: {'yes' if r.fixable else 'no'}\n")
+    out.write(
+        f"Severity: {r.severity.label}    Group: {r.group}    Fixable: {'yes' if r.fixable else 'no'}\n"
+    )
     out.write(f"Profiles: {', '.join(profiles) or 'none by default (select it explicitly)'}\n\n")
     out.write(f"{r.summary}.\n\n{r.doc}\n")
     return 0
@@ -249,7 +279,9 @@ def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     name = args.name
     suggestion = suggest_name(name)
     if suggestion != name:
-        raise UsageError(f"{name!r} is not a valid skill name (lowercase a-z, 0-9 and single hyphens); try {suggestion!r}")
+        raise UsageError(
+            f"{name!r} is not a valid skill name (lowercase a-z, 0-9 and single hyphens); try {suggestion!r}"
+        )
     base = Path(args.dir)
     skill_dir = base / name
     skill_md = skill_dir / "SKILL.md"
@@ -275,18 +307,28 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = sub.add_parser("check", help="check skills and print findings")
-    check.add_argument("paths", nargs="*", metavar="PATH", help="workspace, skill directory or file (default: .)")
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="workspace, skill directory or file (default: .)"
+    )
     check.add_argument("--profile", help=f"profile for every file ({', '.join(PROFILES)})")
-    check.add_argument("--select", help="comma-separated rule codes or prefixes to enable (replaces defaults)")
+    check.add_argument(
+        "--select", help="comma-separated rule codes or prefixes to enable (replaces defaults)"
+    )
     check.add_argument("--extend-select", help="rule codes or prefixes to enable in addition")
     check.add_argument("--ignore", help="rule codes or prefixes to disable")
     check.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text")
-    check.add_argument("--min-severity", choices=["error", "warning", "info", "hint"], default="info",
-                       help="lowest severity to print (default: info; hints are editor-only)")
+    check.add_argument(
+        "--min-severity",
+        choices=["error", "warning", "info", "hint"],
+        default="info",
+        help="lowest severity to print (default: info; hints are editor-only)",
+    )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--config", help="config file (default: nearest skills-lsp.toml or pyproject.toml)")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
-    check.add_argument("--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})")
+    check.add_argument(
+        "--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})"
+    )
     check.set_defaults(func=cmd_check)
 
     rules = sub.add_parser("rules", help="list every rule")
@@ -318,5 +360,3 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
-
-

@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,24 +19,21 @@ from skills_lsp.core.config import Config, find_config, load_config
 from skills_lsp.core.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.frontmatter import parse_bytes
 from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
-from skills_lsp.core.rules import RULES, Report
+from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.name import scalar_text
-from skills_lsp.core.validate import DEFAULT_CONFIG, check_document, enabled_rules, resolve_profile, severity_for
+from skills_lsp.core.rules.workspace import NamedSkill
+from skills_lsp.core.validate import (
+    DEFAULT_CONFIG,
+    check_document,
+    enabled_rules,
+    resolve_profile,
+    severity_for,
+)
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class NamedSkill:
-    """What the workspace rules need of a checked file (kept in the cache too)."""
-
-    path: str
-    kind: FileKind
-    name: str | None
-    name_range: Range | None
 
 
 @dataclass
@@ -77,6 +74,14 @@ class CheckCache:
             if os.path.exists(probe) != existed:
                 return None
         return dict(entry)
+
+    def digest(self, path: str, stamp: list[int]) -> str | None:
+        """The recorded content digest of `path` if its size and mtime are unchanged."""
+        entry = self.entries.get(path)
+        if entry is None or entry.get("stamp") != stamp:
+            return None
+        key: str = entry["key"]
+        return key.split(":", 1)[0]
 
     def put(self, path: str, entry: dict[str, Any]) -> None:
         self.entries[path] = entry
@@ -138,24 +143,49 @@ def expand_targets(
 def check_file(
     item: SkillFile, config: Config, profile: str | None, cache: CheckCache | None
 ) -> tuple[list[Finding], NamedSkill, bool]:
-    """Findings for one file (from the cache when the file and its probes are unchanged)."""
-    path = Path(item.path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        finding = Finding(item.path, "SK100", Severity.ERROR, f"Cannot read file: {exc.strerror or exc}.", Range.point(0, 0))
+    """Findings for one file (from the cache when the file and its probes are unchanged).
+
+    The cache is keyed by the SHA-256 of the content; like git's index, a file whose size and
+    mtime (in ns) are unchanged keeps its recorded digest without being read again.
+    """
+    data: bytes | None = None
+    stamp: list[int] = []
+
+    def unreadable(exc: OSError) -> tuple[list[Finding], NamedSkill, bool]:
+        message = f"Cannot read file: {exc.strerror or exc}."
+        finding = Finding(item.path, "SK100", Severity.ERROR, message, Range.point(0, 0))
         return [finding], NamedSkill(item.path, item.kind, None, None), False
-    chosen = resolve_profile(path, item.kind, profile, config)
+
+    chosen = resolve_profile(item.path, item.kind, profile, config)
     key = ""
     if cache is not None:
-        digest = hashlib.sha256(data).hexdigest()
+        try:
+            info = os.stat(item.path)
+        except OSError as exc:
+            return unreadable(exc)
+        stamp = [info.st_size, info.st_mtime_ns]
+        digest = cache.digest(item.path, stamp)
+        if digest is None:
+            try:
+                data = Path(item.path).read_bytes()
+            except OSError as exc:
+                return unreadable(exc)
+            digest = hashlib.sha256(data).hexdigest()
         key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}"
         hit = cache.get(item.path, key)
         if hit is not None:
+            if hit.get("stamp") != stamp:
+                hit["stamp"] = stamp
+                cache.put(item.path, hit)
             findings = [_finding_from_cache(item.path, row) for row in hit["findings"]]
             nr = hit.get("name_range")
             name_range = Range(Position(nr[0], nr[1]), Position(nr[2], nr[3])) if nr else None
             return findings, NamedSkill(item.path, item.kind, hit.get("name"), name_range), True
+    if data is None:
+        try:
+            data = Path(item.path).read_bytes()
+        except OSError as exc:
+            return unreadable(exc)
     probes: dict[str, bool] = {}
 
     def exists(p: Path) -> bool:
@@ -163,7 +193,9 @@ def check_file(
         probes[str(p)] = result
         return result
 
-    result = check_document(parse_bytes(data), path, kind=item.kind, profile=chosen, config=config, exists=exists)
+    result = check_document(
+        parse_bytes(data), item.path, kind=item.kind, profile=chosen, config=config, exists=exists
+    )
     named = _named(result.context, item)
     if cache is not None:
         r = named.name_range
@@ -171,6 +203,7 @@ def check_file(
             item.path,
             {
                 "key": key,
+                "stamp": stamp,
                 "findings": [_finding_to_cache(f) for f in result.findings],
                 "probes": probes,
                 "name": named.name,
@@ -188,29 +221,23 @@ def _named(ctx: Any, item: SkillFile) -> NamedSkill:
     return NamedSkill(item.path, item.kind, text.strip(), pair.value.range)
 
 
-def workspace_findings(skills: Iterable[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
-    """SK701: names used by more than one skill (convention files exempt)."""
-    rule = RULES["SK701"]
-    by_name: dict[str, list[NamedSkill]] = {}
-    for skill in skills:
-        if skill.kind is not FileKind.CONVENTION and skill.name and skill.name_range:
-            by_name.setdefault(skill.name, []).append(skill)
+def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
+    """Findings of the workspace rules (SK7xx) over every checked file."""
     findings: list[Finding] = []
-    for name, group in by_name.items():
-        if len(group) < 2:
+    for rule in RULES.values():
+        if not rule.workspace:
             continue
-        for skill in group:
-            chosen = resolve_profile(Path(skill.path), skill.kind, profile, config)
-            if rule not in enabled_rules(chosen, config):
-                continue
-            others = ", ".join(o.path for o in group if o is not skill)
-            assert skill.name_range is not None
-            report = Report(skill.name_range, f"Skill name `{name}` is also used by {others}.")
-            findings.append(Finding(skill.path, rule.code, severity_for(rule, chosen, config), report.message, report.range))
+        for skill, report in rule.check(skills):
+            chosen = resolve_profile(skill.path, skill.kind, profile, config)
+            if rule in enabled_rules(chosen, config):
+                severity = severity_for(rule, chosen, config)
+                findings.append(Finding(skill.path, rule.code, severity, report.message, report.range))
     return findings
 
 
-def resolve_config(targets: Sequence[str | os.PathLike[str]], explicit: Path | None = None) -> tuple[Config, list[Finding]]:
+def resolve_config(
+    targets: Sequence[str | os.PathLike[str]], explicit: Path | None = None
+) -> tuple[Config, list[Finding]]:
     """The config for a run: an explicit file, else the nearest one above the first target."""
     path = explicit or (find_config(Path(targets[0])) if targets else find_config(Path.cwd()))
     if path is None:

@@ -19,7 +19,7 @@ from skills_lsp.core.model import Finding, Range, Severity
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
 CONFIG_CODE = "SK001"
@@ -57,6 +57,8 @@ class Config:
     def profile_for_path(self, path: Path) -> str | None:
         if self.profile:
             return self.profile
+        if not self.profiles:
+            return None
         rel = self.relative(path)
         if rel is None:
             return None
@@ -66,15 +68,28 @@ class Config:
         return None
 
     def excluded(self, path: Path) -> bool:
+        if not self.exclude:
+            return False
         rel = self.relative(path)
         return rel is not None and any(glob_match(p, rel) for p in self.exclude)
 
     def fingerprint(self) -> str:
         """Everything that changes findings, for the check cache key."""
-        return repr(
-            (self.profile, self.profiles, self.select, self.extend_select, self.ignore,
-             sorted((k, int(v)) for k, v in self.severity.items()))
+        cached: str | None = self.__dict__.get("_fingerprint")
+        if cached is not None:
+            return cached
+        text = repr(
+            (
+                self.profile,
+                self.profiles,
+                self.select,
+                self.extend_select,
+                self.ignore,
+                sorted((k, int(v)) for k, v in self.severity.items()),
+            )
         )
+        object.__setattr__(self, "_fingerprint", text)  # frozen: computed once
+        return text
 
 
 _GLOB_CACHE: dict[str, re.Pattern[str]] = {}
@@ -130,8 +145,17 @@ def find_config(start: Path) -> Path | None:
 
 
 _KEYS = {
-    "roots", "max-depth", "profile", "profiles", "select", "extend-select", "ignore", "severity",
-    "exclude", "tool-manifest", "query-file",
+    "roots",
+    "max-depth",
+    "profile",
+    "profiles",
+    "select",
+    "extend-select",
+    "ignore",
+    "severity",
+    "exclude",
+    "tool-manifest",
+    "query-file",
 }
 _AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -149,7 +173,9 @@ def load_config(path: Path) -> tuple[Config, list[Finding]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return Config(), [Finding(str(path), CONFIG_CODE, Severity.ERROR, f"Cannot read config: {exc}", Range.point(0, 0))]
+        return Config(), [
+            Finding(str(path), CONFIG_CODE, Severity.ERROR, f"Cannot read config: {exc}", Range.point(0, 0))
+        ]
     return parse_config(text, path)
 
 
@@ -163,8 +189,16 @@ def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         match = _AT_LINE.search(str(exc))
-        line, col = (int(match.group(1)) - 1, int(match.group(2)) - 1) if match else (0, 0)
-        problem(f"Invalid TOML: {_AT_LINE.sub('', str(exc)).strip()}.", Range.of(line, col, line, col + 1))
+        if match:
+            line, col = int(match.group(1)) - 1, int(match.group(2)) - 1
+        else:  # "(at end of document)"
+            lines = text.split("\n")
+            line = max(len(lines) - 1, 0)
+            if not lines[line] and line:
+                line -= 1
+            col = len(lines[line])
+        reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)).strip()
+        problem(f"Invalid TOML: {reason}.", Range.of(line, col, line, col + 1))
         return Config(source=path, root=path.parent), problems
     table: Any = data.get("tool", {}).get("skills-lsp", {}) if path.name == "pyproject.toml" else data
     if not isinstance(table, dict):
@@ -195,7 +229,7 @@ def _strings(value: Any, what: str) -> tuple[str, ...]:
 def _codes(value: Any) -> tuple[str, ...]:
     from skills_lsp.core.rules import RULES
 
-    codes = _strings(value, "rule codes such as \"SK2\" or \"SK401\"")
+    codes = _strings(value, 'rule codes such as "SK2" or "SK401"')
     for code in codes:
         if code != "ALL" and not any(c.startswith(code) for c in RULES):
             raise ValueError(f"no rule code starts with `{code}` (see `skills-lsp rules`)")
@@ -220,7 +254,9 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
             raise ValueError('expected a table of glob = "profile"')
         for glob, name in value.items():
             if name not in PROFILES:
-                raise ValueError(f"unknown profile `{name}` for `{glob}`; choose one of {', '.join(PROFILES)}")
+                raise ValueError(
+                    f"unknown profile `{name}` for `{glob}`; choose one of {', '.join(PROFILES)}"
+                )
         return {"profiles": tuple(value.items())}
     if key in ("select", "extend-select", "ignore"):
         return {key.replace("-", "_"): _codes(value)}

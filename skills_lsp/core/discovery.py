@@ -27,8 +27,21 @@ SKILL_DIRS = (".skills", ".claude/skills")
 # Our workspace walk also skips tool caches and environments nobody writes skills in.
 _EXTRA_SKIPPED = frozenset(
     {
-        "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        ".hypothesis", ".cache", ".gradle", ".idea", ".skills-lsp-cache", "site-packages", ".eggs",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".cache",
+        ".gradle",
+        ".idea",
+        ".skills-lsp-cache",
+        "site-packages",
+        ".eggs",
     }
 )
 DEFAULT_AGENT_SKILL_ROOTS = ("", "skills", ".agents/skills", ".claude/skills", ".github/skills", ".skills")
@@ -36,8 +49,13 @@ DEFAULT_MAX_DEPTH = 8
 
 
 def path_sort_key(path: Path | str) -> tuple[str, ...]:
-    """Rust `PathBuf` order: component by component (`a/b` < `a-b`)."""
-    return PurePosixPath(str(path).replace(os.sep, "/")).parts
+    """Rust `PathBuf` order: component by component (`a/b` < `a-b`), as `PurePosixPath.parts`
+    (a leading "/" is its own component; empty and "." components are dropped)."""
+    text = os.fspath(path)
+    if os.sep != "/":  # pragma: no cover - Windows
+        text = text.replace(os.sep, "/")
+    parts = tuple(p for p in text.split("/") if p and p != ".")
+    return ("/", *parts) if text.startswith("/") else parts
 
 
 def _sorted_unique(paths: Iterable[Path]) -> list[Path]:
@@ -132,6 +150,67 @@ def _skip_dir(name: str, hidden_ok: bool = False) -> bool:
     return name.startswith(".") and not hidden_ok
 
 
+_BUNDLE_DIRS = frozenset({"scripts", "references", "assets", "evals"})
+
+
+def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[list[str], list[str]]:
+    """One walk of the workspace: (agentskills SKILL.md paths, convention file paths).
+
+    Hidden directories are entered only on the way to a configured root (`.agents/skills`, ...)
+    or, for convention files, `.claude`, `.github`, `.skills` and `.agents`. A skill's bundled
+    folders (`scripts/`, `references/`, `assets/`, `evals/`) are not entered: what they hold is
+    the skill's material, not more skills or project instructions. Symlinked directories are
+    followed; a (device, inode) set prevents loops and double visits.
+    """
+    root_parts = [tuple(PurePosixPath(r).parts) for r in roots]
+    hidden_ok = {part for parts in root_parts for part in parts if part.startswith(".")}
+    hidden_ok |= {".claude", ".github", ".skills", ".agents"}
+    skills: list[str] = []
+    conventions: list[str] = []
+    seen: set[tuple[int, int]] = set()
+    try:
+        st = base.stat()
+    except OSError:
+        return skills, conventions
+    seen.add((st.st_dev, st.st_ino))
+    stack: list[tuple[str, tuple[str, ...], int]] = [(str(base), (), st.st_dev)]
+    while stack:
+        current, rel, device = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        in_root = any(rel[: len(parts)] == parts for parts in root_parts)
+        is_skill = in_root and any(e.name == "SKILL.md" and e.is_file() for e in entries)
+        if is_skill:
+            skills.append(os.path.join(current, "SKILL.md"))
+        depth = len(rel)
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir():
+                if depth >= max_depth or _skip_dir(name, hidden_ok=name in hidden_ok):
+                    continue
+                if is_skill and name in _BUNDLE_DIRS:
+                    continue
+                if entry.is_symlink():
+                    try:
+                        info = entry.stat()
+                    except OSError:
+                        continue
+                    key = (info.st_dev, info.st_ino)
+                else:  # a plain directory: its inode comes with the listing, no stat needed
+                    key = (device, entry.inode())
+                if key in seen:
+                    continue
+                seen.add(key)
+                stack.append((entry.path, (*rel, name), key[0]))
+            elif is_convention_file(name) and not entry.is_symlink() and entry.is_file():
+                if name.upper() == "SOUL.MD" and depth:
+                    continue
+                conventions.append(entry.path)
+    return skills, conventions
+
+
 def discover_agent_skills(
     root: str | os.PathLike[str],
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
@@ -141,42 +220,10 @@ def discover_agent_skills(
 
     `roots` are relative to `root` ("" is `root` itself, walked without entering hidden
     directories; the hidden roots such as `.agents/skills` are listed explicitly). Symlinked
-    directories are followed once (a real-path set prevents loops); support folders inside a
-    skill (`scripts/`, `references/`, `assets/`) are not searched for nested skills.
+    directories are followed once; support folders inside a skill (`scripts/`, `references/`,
+    `assets/`, `evals/`) are not searched for nested skills. Depth is bounded.
     """
-    base = Path(root)
-    found: set[Path] = set()
-    visited: set[str] = set()
-    for rel in roots:
-        top = base / rel if rel else base
-        if not top.is_dir():
-            continue
-        stack: list[tuple[Path, int]] = [(top, 0)]
-        while stack:
-            current, depth = stack.pop()
-            try:
-                real = os.path.realpath(current)
-            except OSError:  # pragma: no cover - realpath rarely fails
-                continue
-            if real in visited:
-                continue
-            visited.add(real)
-            try:
-                entries = sorted(os.scandir(current), key=lambda e: e.name)
-            except OSError:
-                continue
-            is_skill = any(e.name == "SKILL.md" and e.is_file() for e in entries)
-            if is_skill:
-                found.add(current / "SKILL.md")
-            if depth >= max_depth:
-                continue
-            for entry in entries:
-                if not entry.is_dir() or _skip_dir(entry.name):
-                    continue
-                if is_skill and entry.name in ("scripts", "references", "assets", "evals"):
-                    continue
-                stack.append((Path(entry.path), depth + 1))
-    return _sorted_unique(found)
+    return [Path(p) for p in sorted(set(_walk_workspace(Path(root), roots, max_depth)[0]), key=path_sort_key)]
 
 
 def discover_workspace(
@@ -186,35 +233,13 @@ def discover_workspace(
 ) -> list[SkillFile]:
     """Every skill and instruction file of a workspace, each with its layout, in path order."""
     base = Path(root)
-    files: dict[Path, FileKind] = {}
-    for path in discover_agent_skills(base, roots, max_depth):
-        files[path] = FileKind.AGENT_SKILL
+    skills, conventions = _walk_workspace(base, roots, max_depth)
+    files: dict[str, FileKind] = dict.fromkeys(skills, FileKind.AGENT_SKILL)
     for path in discover_skill_files(base):
-        files.setdefault(path, FileKind.FLAT_SKILL)
-    for path in _workspace_conventions(base, max_depth):
-        files.setdefault(path, FileKind.CONVENTION)
-    return [SkillFile(str(p), files[p], str(base)) for p in sorted(files, key=path_sort_key)]
-
-
-def _workspace_conventions(base: Path, max_depth: int) -> Iterator[Path]:
-    stack: list[tuple[Path, int]] = [(base, 0)]
-    while stack:
-        current, depth = stack.pop()
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if depth < max_depth and not _skip_dir(entry.name, hidden_ok=entry.name in (".claude", ".github", ".skills", ".agents")):
-                    stack.append((Path(entry.path), depth + 1))
-            elif entry.is_file(follow_symlinks=False) and is_convention_file(entry.name):
-                path = Path(entry.path)
-                if entry.name.upper() == "SOUL.MD" and path.parent != base:
-                    continue
-                yield path
+        files.setdefault(str(path), FileKind.FLAT_SKILL)
+    for conv in conventions:
+        files.setdefault(conv, FileKind.CONVENTION)
+    return [SkillFile(p, files[p], str(base)) for p in sorted(files, key=path_sort_key)]
 
 
 def kind_of(path: str | os.PathLike[str]) -> FileKind:

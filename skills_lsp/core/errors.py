@@ -47,7 +47,7 @@ class Validation(SkillError):
         super().__init__(f"skill validation error: {message}")
 
 
-class IndexError_(SkillError):  # noqa: N801 - the crate's variant is IndexError
+class IndexError_(SkillError):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(f"index error: {message}")

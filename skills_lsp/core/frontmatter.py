@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import yaml
 
-from skills_lsp.core.model import Range
+from skills_lsp.core.model import Position, Range
 
 try:  # libyaml C parser: ~20x faster than the pure-Python one; same grammar.
     _Loader: type = yaml.CSafeLoader
@@ -433,13 +433,18 @@ def _too_deep(yaml_lines: list[str]) -> int | None:
     return None
 
 
-def _mark_range(start: Any, end: Any, line_offset: int, lines: list[str]) -> Range:
-    sl, sc = start.line + line_offset, start.column
-    el, ec = end.line + line_offset, end.column
-    # Block scalars end at the start of the following line; point at the last real character.
+def _trimmed_end(sl: int, el: int, ec: int, lines: list[str]) -> tuple[int, int]:
+    # Block scalars and block collections end at the start of the next line (or after blank
+    # lines); point at the last real character instead.
     while el > sl and ec == 0:
         el -= 1
         ec = len(lines[el]) if el < len(lines) else 0
+    return el, ec
+
+
+def _mark_range(start: Any, end: Any, line_offset: int, lines: list[str]) -> Range:
+    sl, sc = start.line + line_offset, start.column
+    el, ec = _trimmed_end(sl, end.line + line_offset, end.column, lines)
     return Range.of(sl, sc, el, ec)
 
 
@@ -511,12 +516,22 @@ def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:
                 stack.append((node, None))
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 node, _ = stack.pop()
-                end = _mark_range(event.start_mark, event.end_mark, line_offset, lines).end
-                node.range = Range(node.range.start, max(end, node.range.start))
+                start = node.range.start
+                mark = event.end_mark
+                assert mark is not None  # libyaml marks every event
+                el, ec = _trimmed_end(start.line, mark.line + line_offset, mark.column, lines)
+                node.range = Range(start, max(Position(el, ec), start))
             elif isinstance(event, yaml.AliasEvent):
                 rng = _mark_range(event.start_mark, event.end_mark, line_offset, lines)
-                attach(YamlNode("alias", rng, event.anchor, anchor=event.anchor,
-                                target=anchors.get(event.anchor or "")))
+                attach(
+                    YamlNode(
+                        "alias",
+                        rng,
+                        event.anchor,
+                        anchor=event.anchor,
+                        target=anchors.get(event.anchor or ""),
+                    )
+                )
     except yaml.MarkedYAMLError as exc:
         last = (doc.close_line or len(lines)) - 1
         doc.problems.append(_syntax_problem(exc, lines, line_offset, max(last, line_offset)))
@@ -594,9 +609,7 @@ def _report_duplicates(doc: Document, root: YamlNode) -> None:
 _KEY_COLON = re.compile(r"^(\s*(?:-\s+)?)([^\s#'\"][^:#]*?):[ \t]+(\S.*?)\s*$")
 
 
-def _syntax_problem(
-    exc: yaml.MarkedYAMLError, lines: list[str], line_offset: int, last_line: int
-) -> Problem:
+def _syntax_problem(exc: yaml.MarkedYAMLError, lines: list[str], line_offset: int, last_line: int) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     line = (mark.line if mark else 0) + line_offset
     col = mark.column if mark else 0

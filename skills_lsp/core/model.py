@@ -27,9 +27,7 @@ class Severity(enum.IntEnum):
         try:
             return cls[text.strip().upper()]
         except KeyError:
-            raise ValueError(
-                f"unknown severity {text!r} (expected error, warning, info or hint)"
-            ) from None
+            raise ValueError(f"unknown severity {text!r} (expected error, warning, info or hint)") from None
 
 
 @dataclass(frozen=True, order=True, slots=True)

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
+if TYPE_CHECKING:  # jsonschema is imported on first use: a fully cached check never needs it
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 FRONTMATTER_SCHEMA = "skill-frontmatter.schema.json"
 
@@ -64,6 +65,7 @@ def required_fields(profile: str) -> tuple[str, ...]:
     return tuple(_profile_schema(profile).get("required", ()))
 
 
+@cache
 def all_fields() -> dict[str, str]:
     """Every field any profile knows -> the first profile that defines it."""
     found: dict[str, str] = {}
@@ -98,8 +100,11 @@ def accepts_string(schema: dict[str, Any]) -> bool:
 
 @cache
 def _registry() -> Registry:
+    from referencing import Registry, Resource
+
     root = load_schema()
-    return Registry().with_resource(root["$id"], Resource.from_contents(root))
+    registry: Registry = Registry().with_resource(root["$id"], Resource.from_contents(root))
+    return registry
 
 
 @cache
@@ -107,5 +112,7 @@ def field_validator(profile: str, key: str) -> Draft202012Validator | None:
     definition = profile_fields(profile).get(key)
     if definition is None:
         return None
+    from jsonschema import Draft202012Validator
+
     ref = {"$ref": f"{load_schema()['$id']}#/$defs/{definition}"}
     return Draft202012Validator(ref, registry=_registry())

@@ -22,8 +22,10 @@ def _matches(code: str, patterns: Iterable[str]) -> bool:
     return any(p == "ALL" or code.startswith(p) for p in patterns)
 
 
-@lru_cache(maxsize=256)
-def _enabled(profile: Profile, select: tuple[str, ...] | None, extend: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Rule, ...]:
+@lru_cache(maxsize=1024)
+def _enabled(
+    profile: Profile, select: tuple[str, ...] | None, extend: tuple[str, ...], ignore: tuple[str, ...]
+) -> tuple[Rule, ...]:
     chosen: list[Rule] = []
     for code, rule in sorted(RULES.items()):
         explicit = code in (select or ()) or code in extend
@@ -49,12 +51,35 @@ def severity_for(rule: Rule, profile: Profile, config: Config = DEFAULT_CONFIG) 
     return profile.severity_of(rule.code, rule.severity)
 
 
+_PLANS: dict[tuple[int, str], tuple[tuple[Rule, Severity], ...]] = {}
+
+
+def rule_plan(profile: Profile, config: Config = DEFAULT_CONFIG) -> tuple[tuple[Rule, Severity], ...]:
+    """The per-file rules to run and their severities; computed once per profile and config."""
+    key = (id(profile), config.fingerprint())
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = tuple(
+            (rule, severity_for(rule, profile, config))
+            for rule in enabled_rules(profile, config)
+            if not rule.workspace
+        )
+        _PLANS[key] = plan
+    return plan
+
+
 def resolve_profile(
-    path: Path, kind: FileKind, profile: str | Profile | None = None, config: Config = DEFAULT_CONFIG
+    path: str | os.PathLike[str],
+    kind: FileKind,
+    profile: str | Profile | None = None,
+    config: Config = DEFAULT_CONFIG,
 ) -> Profile:
+    """The profile for a file: an explicit one, else the config's (global or per glob), else
+    the layout's default."""
     if isinstance(profile, Profile):
         return profile
-    name = profile or config.profile_for_path(path) or DEFAULT_PROFILE[kind]
+    configured = config.profile_for_path(Path(path)) if config.profile or config.profiles else None
+    name = profile or configured or DEFAULT_PROFILE[kind]
     return get_profile(name)
 
 
@@ -81,12 +106,11 @@ def check_document(
     if exists is not None:
         ctx.exists = exists
     findings: list[Finding] = []
-    for rule in enabled_rules(chosen, config):
-        if rule.workspace:
-            continue
-        severity = severity_for(rule, chosen, config)
+    for rule, severity in rule_plan(chosen, config):
         for report in rule.check(ctx):
-            findings.append(Finding(str(path), rule.code, severity, report.message, report.range, report.fixes))
+            findings.append(
+                Finding(str(path), rule.code, severity, report.message, report.range, report.fixes)
+            )
     findings.sort(key=Finding.sort_key)
     return DocumentResult(findings, ctx)
 
@@ -114,5 +138,13 @@ def validate_file(
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        return [Finding(str(path), "SK100", Severity.ERROR, f"Cannot read file: {exc.strerror or exc}.", Range.point(0, 0))]
+        return [
+            Finding(
+                str(path),
+                "SK100",
+                Severity.ERROR,
+                f"Cannot read file: {exc.strerror or exc}.",
+                Range.point(0, 0),
+            )
+        ]
     return check_document(parse_bytes(data), path, kind=kind, profile=profile, config=config).findings

@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from skills_lsp.core import schema
 from skills_lsp.core.markdown import find_references
 from skills_lsp.core.model import FileKind, Fix, Severity, TextEdit
-from skills_lsp.core.rules.registry import Report, RuleContext, rule
+from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
 
 BODY_MAX_LINES = 500
 BODY_MAX_TOKENS = 5000
@@ -65,7 +65,9 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
 def empty_body(ctx: RuleContext) -> Iterator[Report]:
     """A skill without instructions gives the agent nothing to do once it is selected."""
     if _skill_file(ctx) and not ctx.doc.body:
-        yield Report(ctx.doc.line_range(ctx.doc.close_line or 0), "The body is empty: add the skill's instructions.")
+        yield Report(
+            ctx.doc.line_range(ctx.doc.close_line or 0), "The body is empty: add the skill's instructions."
+        )
 
 
 _WINDOWS_ABS = re.compile(r"^[A-Za-z]:[\\/]")
@@ -80,14 +82,20 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
         target = ref.target
         if "\\" in target:
             fixed = target.replace("\\", "/")
-            yield "SK606", Report(
-                ref.range,
-                f"Use `/` in paths: `{fixed}`.",
-                (Fix("Use forward slashes", (TextEdit(ref.range, fixed),)),),
+            yield (
+                "SK606",
+                Report(
+                    ref.range,
+                    f"Use `/` in paths: `{fixed}`.",
+                    (Fix("Use forward slashes", (TextEdit(ref.range, fixed),)),),
+                ),
             )
             target = fixed
         if target.startswith("/") or _WINDOWS_ABS.match(target):
-            yield "SK607", Report(ref.range, f"`{target}` is absolute; use a path relative to the skill directory.")
+            yield (
+                "SK607",
+                Report(ref.range, f"`{target}` is absolute; use a path relative to the skill directory."),
+            )
             continue
         parts = PurePosixPath(os.path.normpath(target).replace("\\", "/")).parts
         if parts and parts[0] == "..":
@@ -95,8 +103,12 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                 yield "SK604", Report(ref.range, f"`{target}` points outside the skill directory.")
             continue
         if ctx.kind is FileKind.AGENT_SKILL and len(parts) > 2:
-            yield "SK605", Report(
-                ref.range, f"`{target}` is {len(parts) - 1} directories deep; keep references one level deep."
+            yield (
+                "SK605",
+                Report(
+                    ref.range,
+                    f"`{target}` is {len(parts) - 1} directories deep; keep references one level deep.",
+                ),
             )
         path = base / Path(*parts) if parts else base
         if parts and not ctx.exists(path):
@@ -168,20 +180,26 @@ def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
         yield Report(anchor, f"evals/evals.json cannot be read: {exc}.")
         return
     except json.JSONDecodeError as exc:
-        yield Report(anchor, f"evals/evals.json is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")
+        yield Report(
+            anchor, f"evals/evals.json is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        )
         return
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(schema.load_schema("evals.schema.json"))
-    for error in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "(root)"
-        yield Report(anchor, f"evals/evals.json {where}: {error.message}.")
+    for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        yield Report(
+            anchor, f"evals/evals.json {json_path(error.absolute_path) or '(root)'}: {error.message}."
+        )
     name = ctx.get("name")
-    if isinstance(data, dict) and name is not None and isinstance(data.get("skill_name"), str):
-        if name.value.kind == "scalar" and data["skill_name"] != name.value.value:
-            yield Report(
-                name.value.range,
-                f"evals/evals.json names skill `{data['skill_name']}`, but this skill is `{name.value.value}`.",
-            )
-
-
+    claimed = data.get("skill_name") if isinstance(data, dict) else None
+    if (
+        name is not None
+        and isinstance(claimed, str)
+        and name.value.kind == "scalar"
+        and claimed != name.value.value
+    ):
+        yield Report(
+            name.value.range,
+            f"evals/evals.json names skill `{claimed}`, but this skill is `{name.value.value}`.",
+        )

@@ -71,7 +71,9 @@ def description_xml_tag(ctx: RuleContext) -> Iterator[Report]:
     the description is also pasted into an XML catalog. Write the words without angle brackets."""
     found = _description(ctx)
     if found and _TAG.search(found[1]):
-        yield found[0]._replace(message="`description` contains an XML-like tag; Claude's platform refuses it.")
+        yield found[0]._replace(
+            message="`description` contains an XML-like tag; Claude's platform refuses it."
+        )
 
 
 _WHEN = re.compile(r"\b(use|using|when|whenever|if|for|asks?|needs?|triggers?)\b", re.IGNORECASE)

@@ -76,9 +76,7 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
         )
     elif metadata.value.is_null:
         line = metadata.key.range.start.line
-        add = TextEdit(
-            Range.point(line + 1, 0), f"  {entry_key}: {json.dumps(text, ensure_ascii=False)}\n"
-        )
+        add = TextEdit(Range.point(line + 1, 0), f"  {entry_key}: {json.dumps(text, ensure_ascii=False)}\n")
     else:
         return None
     if add.range.start.line == delete.range.end.line and add.range.start < delete.range.start:

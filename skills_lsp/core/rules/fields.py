@@ -12,7 +12,7 @@ from skills_lsp.core.frontmatter import YamlNode, to_python
 from skills_lsp.core.model import Fix, Severity
 from skills_lsp.core.rules.edits import move_under_metadata, replace
 from skills_lsp.core.rules.name import scalar_text
-from skills_lsp.core.rules.registry import Report, RuleContext, rule
+from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
 
 COMPATIBILITY_MAX = 500
 # Length and pattern limits have their own rules with better messages and fixes.
@@ -81,12 +81,16 @@ def _node_at(node: YamlNode, path: list[Any]) -> YamlNode:
 
 
 def _schema_value(ctx: RuleContext, node: YamlNode, field_schema: dict[str, Any]) -> Any:
-    if node.kind == "scalar" and (ctx.profile.strings_only or (schema.accepts_string(field_schema) and not node.is_null)):
+    if node.kind == "scalar" and (
+        ctx.profile.strings_only or (schema.accepts_string(field_schema) and not node.is_null)
+    ):
         return str(node.value)
     return to_python(node)
 
 
-@rule("SK402", "invalid-value", Severity.ERROR, "A field's value has the wrong type or is not an allowed value")
+@rule(
+    "SK402", "invalid-value", Severity.ERROR, "A field's value has the wrong type or is not an allowed value"
+)
 def invalid_value(ctx: RuleContext) -> Iterator[Report]:
     """Checks each known field against the profile's JSON Schema
     (`schema/skill-frontmatter.schema.json`): types (`trigger` is a boolean, `tags` a list),
@@ -111,8 +115,7 @@ def invalid_value(ctx: RuleContext) -> Iterator[Report]:
             if key in _RULE_OWNED_TYPES and not error.absolute_path and error.validator in ("type", "anyOf"):
                 continue
             node = _node_at(pair.value, list(error.absolute_path))
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-            yield Report(node.range, f"`{key}{where}`: {_describe(error)}")
+            yield Report(node.range, f"`{key}{json_path(error.absolute_path)}`: {_describe(error)}")
 
 
 def _describe(error: Any) -> str:
@@ -158,7 +161,9 @@ def compatibility_too_long(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-@rule("SK404", "metadata-not-strings", Severity.WARNING, "`metadata` values are not all strings", fixable=True)
+@rule(
+    "SK404", "metadata-not-strings", Severity.WARNING, "`metadata` values are not all strings", fixable=True
+)
 def metadata_not_strings(ctx: RuleContext) -> Iterator[Report]:
     """The spec defines `metadata` as a map from string keys to string values. Numbers and
     booleans are read differently by different YAML parsers (`1.10` becomes `1.1`), and Go or

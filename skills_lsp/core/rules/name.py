@@ -108,7 +108,13 @@ def _invalid_chars(ctx: RuleContext, name: str) -> list[str]:
     return [c for c in name if not (c.isascii() and (c.isalnum() or c == "-"))]
 
 
-@rule("SK205", "name-invalid-characters", E, "`name` has characters other than letters, digits and `-`", fixable=True)
+@rule(
+    "SK205",
+    "name-invalid-characters",
+    E,
+    "`name` has characters other than letters, digits and `-`",
+    fixable=True,
+)
 def name_invalid_characters(ctx: RuleContext) -> Iterator[Report]:
     """Names use only lowercase letters `a-z`, digits and hyphens (`pdf-tools`, not `pdf_tools`
     or `pdf tools`). The skills-ref profile also accepts Unicode letters, as skills-ref does.

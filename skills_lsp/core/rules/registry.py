@@ -7,7 +7,7 @@ documentation, printed by `skills-lsp rule CODE`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -53,6 +53,8 @@ class RuleContext:
 
 
 RuleCheck = Callable[[RuleContext], Iterable[Report]]
+# Workspace rules take every file's summary instead of one context (see rules/workspace.py).
+AnyCheck = Callable[[Any], Iterable[Any]]
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class Rule:
     name: str
     severity: Severity
     summary: str
-    check: RuleCheck
+    check: AnyCheck
     fixable: bool = False
     workspace: bool = False  # computed over the whole workspace, not per file
 
@@ -79,6 +81,11 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
+def json_path(parts: Iterable[Any]) -> str:
+    """`.metadata.tools[0]`-style text for a JSON-Schema error path."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
+
+
 def rule(
     code: str,
     name: str,
@@ -87,20 +94,16 @@ def rule(
     *,
     fixable: bool = False,
     workspace: bool = False,
-) -> Callable[[RuleCheck], RuleCheck]:
+) -> Callable[[AnyCheck], AnyCheck]:
     """Register a rule function under `code`."""
 
-    def register(check: RuleCheck) -> RuleCheck:
+    def register(check: AnyCheck) -> AnyCheck:
         if code in RULES:
             raise ValueError(f"rule code {code} registered twice")
         RULES[code] = Rule(code, name, severity, summary, check, fixable, workspace)
         return check
 
     return register
-
-
-def run_rule(rule_: Rule, ctx: RuleContext) -> Iterator[Report]:
-    yield from rule_.check(ctx)
 
 
 # Profile is defined in profiles.py, which needs nothing from here at import time.

@@ -10,7 +10,7 @@ from skills_lsp.core import frontmatter as fm
 from skills_lsp.core.model import Fix, Range, Severity, TextEdit
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _problems(ctx: RuleContext, code: str) -> Iterator[Report]:
@@ -158,7 +158,7 @@ def byte_order_mark(ctx: RuleContext) -> Iterator[Report]:
 _DASHES = re.compile(r"---")
 
 
-@rule("SK114", "dashes-in-frontmatter", I, "`---` inside the frontmatter cuts it short in other tools")
+@rule("SK114", "dashes-in-frontmatter", INFO, "`---` inside the frontmatter cuts it short in other tools")
 def dashes_in_frontmatter(ctx: RuleContext) -> Iterator[Report]:
     """skills-ref and google-adk split the file at the first `---` anywhere, even inside a value
     or a comment, so they see a truncated frontmatter. skills-lsp only ends the frontmatter at a
@@ -196,7 +196,9 @@ def flow_collection(ctx: RuleContext) -> Iterator[Report]:
         return
     for node in _walk(ctx.doc.root):
         if node.kind in ("sequence", "mapping") and node.flow:
-            yield Report(node.range, "Flow-style collection: skills-ref (strictyaml) refuses `[...]` and `{...}`.")
+            yield Report(
+                node.range, "Flow-style collection: skills-ref (strictyaml) refuses `[...]` and `{...}`."
+            )
 
 
 @rule("SK116", "yaml-anchor-or-tag", E, "YAML anchor, alias or explicit tag (skills-ref refuses it)")
@@ -243,8 +245,15 @@ def tab_in_plain_value(ctx: RuleContext) -> Iterator[Report]:
         if key is not None and key.range.end.line == value.range.start.line:
             gap = lines[key.range.end.line][key.range.end.character : value.range.start.character]
             if "\t" in gap:
-                yield Report(Range.of(key.range.end.line, key.range.end.character, value.range.start.line,
-                                      value.range.start.character), "Tab after `:`; use a space.")
+                yield Report(
+                    Range.of(
+                        key.range.end.line,
+                        key.range.end.character,
+                        value.range.start.line,
+                        value.range.start.character,
+                    ),
+                    "Tab after `:`; use a space.",
+                )
                 continue
         if value.kind != "scalar" or value.style is not None:
             continue

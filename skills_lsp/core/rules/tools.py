@@ -35,7 +35,13 @@ def as_list_fix(ctx: RuleContext, pair: YamlPair) -> Fix:
     return Fix("Write as a YAML list", (TextEdit(rng, f"allowed-tools:\n{lines}"),))
 
 
-@rule("SK501", "allowed-tools-not-string", Severity.WARNING, "`allowed-tools` is a list; the spec wants a string", fixable=True)
+@rule(
+    "SK501",
+    "allowed-tools-not-string",
+    Severity.WARNING,
+    "`allowed-tools` is a list; the spec wants a string",
+    fixable=True,
+)
 def allowed_tools_not_string(ctx: RuleContext) -> Iterator[Report]:
     """The agentskills.io spec defines `allowed-tools` as one space-separated string
     (`allowed-tools: Bash(git:*) Read`). Claude Code also reads a YAML list, but other clients
@@ -53,7 +59,13 @@ def allowed_tools_not_string(ctx: RuleContext) -> Iterator[Report]:
     )
 
 
-@rule("SK502", "allowed-tools-not-list", Severity.ERROR, "`allowed-tools` is a string; adk-skill needs a list", fixable=True)
+@rule(
+    "SK502",
+    "allowed-tools-not-list",
+    Severity.ERROR,
+    "`allowed-tools` is a string; adk-skill needs a list",
+    fixable=True,
+)
 def allowed_tools_not_list(ctx: RuleContext) -> Iterator[Report]:
     """adk-skill (`.skills/*.md`) reads `allowed-tools` as a YAML list; a string makes the
     whole file fail to parse and the crate silently skips the skill.
@@ -69,7 +81,13 @@ def allowed_tools_not_list(ctx: RuleContext) -> Iterator[Report]:
     )
 
 
-@rule("SK503", "allowed-tools-commas", Severity.WARNING, "`allowed-tools` string separated by commas", fixable=True)
+@rule(
+    "SK503",
+    "allowed-tools-commas",
+    Severity.WARNING,
+    "`allowed-tools` string separated by commas",
+    fixable=True,
+)
 def allowed_tools_commas(ctx: RuleContext) -> Iterator[Report]:
     """The spec separates tools with spaces. Claude Code also accepts commas
     (`Read, Grep`), but other clients then see tool names such as `Read,`.

@@ -1,33 +1,42 @@
-"""SK7xx: findings that need the whole workspace, not one file."""
+"""SK7xx: findings that need the whole workspace, not one file.
+
+Workspace rules take the `NamedSkill` summaries of every checked file (kept in the check cache,
+so they work without re-parsing) and yield `(skill, report)` pairs.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
-from skills_lsp.core.model import FileKind, Severity
-from skills_lsp.core.rules.name import scalar_text
-from skills_lsp.core.rules.registry import Report, RuleContext, rule
+from skills_lsp.core.model import FileKind, Range, Severity
+from skills_lsp.core.rules.registry import Report, rule
+
+
+@dataclass
+class NamedSkill:
+    """What workspace rules need to know of one checked file."""
+
+    path: str
+    kind: FileKind
+    name: str | None
+    name_range: Range | None
 
 
 @rule("SK701", "duplicate-name", Severity.WARNING, "Two skills in the workspace share a name", workspace=True)
-def duplicate_name(contexts: Any) -> Iterator[tuple[RuleContext, Report]]:
+def duplicate_name(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
     """Agents load skills by name; when two skills share one, which one wins depends on the
     client (the first found, the project-local one, or the last). Rename one of them.
     Convention files (several AGENTS.md in one repo) are exempt."""
-    by_name: dict[str, list[tuple[RuleContext, Report]]] = defaultdict(list)
-    for ctx in contexts:
-        if ctx.kind is FileKind.CONVENTION or ctx.doc.root is None or ctx.doc.root.kind != "mapping":
+    by_name: dict[str, list[NamedSkill]] = defaultdict(list)
+    for skill in skills:
+        if skill.kind is not FileKind.CONVENTION and skill.name and skill.name_range is not None:
+            by_name[skill.name].append(skill)
+    for name, group in by_name.items():
+        if len(group) < 2:
             continue
-        pair = ctx.get("name")
-        text = scalar_text(ctx, pair.value) if pair is not None else None
-        if pair is None or not text or not text.strip():
-            continue
-        by_name[text.strip()].append((ctx, Report(pair.value.range, "")))
-    for name, places in by_name.items():
-        if len(places) < 2:
-            continue
-        for ctx, report in places:
-            others = ", ".join(str(o.path) for o, _ in places if o is not ctx)
-            yield ctx, report._replace(message=f"Skill name `{name}` is also used by {others}.")
+        for skill in group:
+            assert skill.name_range is not None
+            others = ", ".join(o.path for o in group if o is not skill)
+            yield skill, Report(skill.name_range, f"Skill name `{name}` is also used by {others}.")

@@ -1,0 +1,170 @@
+"""The `skills-lsp` command: formats, exit codes, rule docs, init."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skills_lsp.cli import main
+from skills_lsp.core.rules import RULES
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+GOOD = "---\nname: good\ndescription: Formats notes. Use when the user asks for notes.\n---\nSteps.\n"
+BAD = "---\nname: Bad\ndescription: x\n---\nSee [a](references/none.md).\n"
+
+
+def run(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    if cwd is not None:
+        import os
+
+        old = Path.cwd()
+        os.chdir(cwd)
+        try:
+            code = main(list(argv), out, err)
+        finally:
+            os.chdir(old)
+    else:
+        code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    for name, text in (("good", GOOD), ("bad", BAD)):
+        path = tmp_path / "skills" / name / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_text_output_and_exit_code(workspace: Path) -> None:
+    code, out, _ = run("check", ".", "--no-cache", cwd=workspace)
+    assert code == 1
+    assert "skills/bad/SKILL.md:2:7: SK204 [error] `name` `Bad` must be lowercase." in out
+    assert "skills/bad/SKILL.md:5:9: SK603 [error] `references/none.md` does not exist." in out
+    assert "\nFound 3 problems (3 errors) in 2 files.\n" in out
+
+
+def test_clean_skill_exits_zero(workspace: Path) -> None:
+    code, out, _ = run("check", str(workspace / "skills" / "good"), "--no-cache")
+    assert code == 0 and out == "All checks passed: 1 file.\n"
+
+
+def test_exit_zero_and_select_ignore(workspace: Path) -> None:
+    assert run("check", str(workspace), "--no-cache", "--exit-zero")[0] == 0
+    code, out, _ = run("check", str(workspace), "--no-cache", "--select", "SK6", "--format", "json")
+    assert code == 1 and {f["code"] for f in json.loads(out)} == {"SK603"}
+    code, out, _ = run("check", str(workspace), "--no-cache", "--ignore", "SK2,SK6")
+    assert code == 0 and out == "All checks passed: 2 files.\n"
+
+
+def test_json_format(workspace: Path) -> None:
+    code, out, _ = run("check", "skills/bad/SKILL.md", "--format", "json", "--no-cache", cwd=workspace)
+    rows = json.loads(out)
+    assert code == 1
+    row = next(r for r in rows if r["code"] == "SK204")
+    assert row == {
+        "path": "skills/bad/SKILL.md",
+        "code": "SK204",
+        "severity": "error",
+        "message": "`name` `Bad` must be lowercase.",
+        "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 9}},
+    }
+
+
+def test_sarif_is_valid_sarif_2_1_0(workspace: Path) -> None:
+    sarif_pydantic = pytest.importorskip("sarif_pydantic")
+    _, out, _ = run("check", ".", "--format", "sarif", "--no-cache", cwd=workspace)
+    data = json.loads(out)
+    log = sarif_pydantic.Sarif.model_validate(data)
+    assert log.version == "2.1.0"
+    run0 = data["runs"][0]
+    assert run0["columnKind"] == "unicodeCodePoints"
+    ids = [r["id"] for r in run0["tool"]["driver"]["rules"]]
+    assert ids == sorted(RULES)
+    result = next(r for r in run0["results"] if r["ruleId"] == "SK204")
+    assert ids[result["ruleIndex"]] == "SK204" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 2,
+        "startColumn": 7,
+        "endLine": 2,
+        "endColumn": 10,
+    }
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "skills/bad/SKILL.md"
+
+
+def test_github_format_escapes(workspace: Path) -> None:
+    _, out, _ = run("check", ".", "--format", "github", "--no-cache", cwd=workspace)
+    assert "::error file=skills/bad/SKILL.md,line=2,col=7,endLine=2,endColumn=10,title=SK204::" in out
+
+
+def test_bad_usage_exits_two(workspace: Path) -> None:
+    assert run("check", str(workspace / "nope"))[0] == 2
+    assert run("check", str(workspace), "--select", "ZZ1")[0] == 2
+    assert run("check", str(workspace), "--profile", "nope")[0] == 2
+    with pytest.raises(SystemExit) as info:
+        run("check", "--format", "xml")
+    assert info.value.code == 2
+
+
+def test_cache_reuses_results_and_notices_reference_changes(workspace: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = run("check", str(workspace), "--cache-dir", str(cache), "--format", "json")[1]
+    assert (cache / "check.json").is_file() and (cache / ".gitignore").is_file()
+    assert run("check", str(workspace), "--cache-dir", str(cache), "--format", "json")[1] == first
+    ref = workspace / "skills" / "bad" / "references" / "none.md"
+    ref.parent.mkdir()
+    ref.write_text("now it exists", encoding="utf-8")
+    again = json.loads(run("check", str(workspace), "--cache-dir", str(cache), "--format", "json")[1])
+    assert "SK603" not in {r["code"] for r in again}
+
+
+def test_rules_and_rule() -> None:
+    code, out, _ = run("rules")
+    assert code == 0 and len(out.splitlines()) == len(RULES)
+    code, out, _ = run("rule", "sk208")
+    assert code == 0 and out.startswith("SK208 (name-directory-mismatch)\nSeverity: error")
+    assert "must equal the directory name" in out
+    assert run("rule", "SK999")[0] == 2
+    data = json.loads(run("rules", "--format", "json")[1])
+    assert {r["code"] for r in data} == set(RULES)
+
+
+def test_init_scaffolds_a_valid_skill(tmp_path: Path) -> None:
+    code, out, _ = run("init", "pdf-tools", "--dir", str(tmp_path))
+    assert code == 0 and "pdf-tools/SKILL.md" in out
+    assert run("check", str(tmp_path / "pdf-tools"), "--no-cache")[0] == 0
+    assert run("init", "pdf-tools", "--dir", str(tmp_path))[0] == 2  # never overwrites
+    code, _, err = run("init", "PDF_Tools", "--dir", str(tmp_path))
+    assert code == 2 and "try 'pdf-tools'" in err
+
+
+def test_examples_workspace_reports_the_labelled_mistakes() -> None:
+    code, out, _ = run("check", str(EXAMPLES), "--no-cache", "--format", "json")
+    rows = json.loads(out)
+    assert code == 1
+    by_skill: dict[str, set[str]] = {}
+    for row in rows:
+        by_skill.setdefault(Path(row["path"]).parent.name, set()).add(row["code"])
+    assert set(by_skill) == {"broken-name-mismatch", "broken-yaml", "broken-references"}
+    assert by_skill["broken-name-mismatch"] == {"SK204", "SK205", "SK208", "SK401", "SK501"}
+    assert by_skill["broken-yaml"] == {"SK104"}
+    assert by_skill["broken-references"] == {"SK303", "SK403", "SK603", "SK605", "SK606"}
+
+
+def test_module_and_console_script_entry_points(workspace: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "skills_lsp", "check", str(workspace / "skills" / "good"), "--no-cache"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == "All checks passed: 1 file.\n"

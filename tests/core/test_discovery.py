@@ -1,0 +1,148 @@
+"""Discovery: crate-exact walks (checked against the parity data) and our workspace walk."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from skills_lsp.core.discovery import (
+    discover_agent_skills,
+    discover_instruction_files,
+    discover_skill_files,
+    discover_workspace,
+    kind_of,
+)
+from skills_lsp.core.errors import InvalidSkillsRoot
+from skills_lsp.core.model import FileKind
+
+PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity"
+
+
+def touch(root: Path, rel: str, text: str = "x") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def rel(root: Path, paths: list[Path]) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in paths]
+
+
+@pytest.mark.skipif(not (PARITY / "expected.json").is_file(), reason="shared/parity not present")
+def test_crate_discovery_matches_parity_data() -> None:
+    expected = json.loads((PARITY / "expected.json").read_text(encoding="utf-8"))["discover"]
+    root = PARITY / "workspace"
+    assert rel(root, discover_skill_files(root)) == expected["skill_files"]
+    assert rel(root, discover_instruction_files(root)) == expected["instruction_files"]
+
+
+def test_crate_skip_rules(tmp_path: Path) -> None:
+    touch(tmp_path, ".skills/a.md")
+    touch(tmp_path, ".skills/B.MD")  # extension is case-sensitive
+    touch(tmp_path, ".skills/references/r.md")
+    touch(tmp_path, ".skills/x/Scripts/s.md")  # support dirs compare case-insensitively
+    touch(tmp_path, ".claude/skills/c.md")
+    (tmp_path / ".skills" / "link.md").symlink_to(tmp_path / ".skills" / "a.md")
+    assert rel(tmp_path, discover_skill_files(tmp_path)) == [".claude/skills/c.md", ".skills/a.md"]
+
+
+def test_crate_convention_rules(tmp_path: Path) -> None:
+    touch(tmp_path, "AGENTS.md")
+    touch(tmp_path, "pkg/claude.md")
+    touch(tmp_path, "pkg/SOUL.md")  # SOUL.md only at the root
+    touch(tmp_path, "SOUL.MD")
+    touch(tmp_path, "node_modules/x/AGENTS.md")
+    touch(tmp_path, "Target/AGENTS.md")
+    touch(tmp_path, "a-b/AGENTS.md")
+    touch(tmp_path, "a/b/AGENTS.md")
+    assert rel(tmp_path, discover_instruction_files(tmp_path)) == [
+        "AGENTS.md",
+        "SOUL.MD",
+        "a/b/AGENTS.md",
+        "a-b/AGENTS.md",
+        "pkg/claude.md",
+    ]
+
+
+def test_crate_root_errors(tmp_path: Path) -> None:
+    assert discover_instruction_files(tmp_path / "missing") == []
+    with pytest.raises(InvalidSkillsRoot) as info:
+        discover_instruction_files(touch(tmp_path, "file.txt"))
+    assert str(info.value).startswith("invalid skills root, expected directory: ")
+
+
+def test_agent_skills_walk(tmp_path: Path) -> None:
+    touch(tmp_path, "skills/pdf/SKILL.md")
+    touch(tmp_path, "skills/pdf/references/nested/SKILL.md")  # inside a skill's support folder
+    touch(tmp_path, "skills/group/inner/SKILL.md")
+    touch(tmp_path, ".agents/skills/a/SKILL.md")
+    touch(tmp_path, ".claude/skills/b/SKILL.md")
+    touch(tmp_path, ".github/skills/c/SKILL.md")
+    touch(tmp_path, ".hidden/d/SKILL.md")  # hidden and not a configured root
+    touch(tmp_path, "node_modules/e/SKILL.md")
+    touch(tmp_path, "build/f/SKILL.md")
+    touch(tmp_path, ".venv/lib/g/SKILL.md")
+    touch(tmp_path, "skills/lower/skill.md")  # exact name only
+    touch(tmp_path, "SKILL.md")  # the workspace root itself can be a skill
+    found = rel(tmp_path, discover_agent_skills(tmp_path))
+    assert found == [
+        ".agents/skills/a/SKILL.md",
+        ".claude/skills/b/SKILL.md",
+        ".github/skills/c/SKILL.md",
+        "SKILL.md",
+        "skills/group/inner/SKILL.md",
+        "skills/pdf/SKILL.md",
+    ]
+
+
+def test_agent_skills_depth_is_bounded(tmp_path: Path) -> None:
+    touch(tmp_path, "/".join(f"d{i}" for i in range(12)) + "/SKILL.md")
+    touch(tmp_path, "a/b/SKILL.md")
+    assert rel(tmp_path, discover_agent_skills(tmp_path, max_depth=4)) == ["a/b/SKILL.md"]
+
+
+def test_symlink_loops_are_safe(tmp_path: Path) -> None:
+    touch(tmp_path, "skills/a/SKILL.md")
+    os.symlink(tmp_path / "skills", tmp_path / "skills" / "a" / "loop")
+    os.symlink(tmp_path, tmp_path / "skills" / "up")
+    found = rel(tmp_path, discover_agent_skills(tmp_path))
+    assert found == ["skills/a/SKILL.md"]
+    assert discover_workspace(tmp_path)  # terminates
+
+
+def test_workspace_discovery_is_deterministic_and_labelled(tmp_path: Path) -> None:
+    touch(tmp_path, "skills/x/SKILL.md")
+    touch(tmp_path, ".skills/flat.md")
+    touch(tmp_path, ".skills/dir/SKILL.md")
+    touch(tmp_path, "AGENTS.md")
+    touch(tmp_path, "docs/GEMINI.md")
+    touch(tmp_path, ".mypy_cache/AGENTS.md")
+    first = discover_workspace(tmp_path)
+    assert first == discover_workspace(tmp_path)
+    kinds = {Path(f.path).relative_to(tmp_path).as_posix(): f.kind for f in first}
+    assert kinds == {
+        ".skills/dir/SKILL.md": FileKind.AGENT_SKILL,
+        ".skills/flat.md": FileKind.FLAT_SKILL,
+        "AGENTS.md": FileKind.CONVENTION,
+        "docs/GEMINI.md": FileKind.CONVENTION,
+        "skills/x/SKILL.md": FileKind.AGENT_SKILL,
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("a/SKILL.md", FileKind.AGENT_SKILL),
+        (".skills/x.md", FileKind.FLAT_SKILL),
+        ("CLAUDE.md", FileKind.CONVENTION),
+        ("pkg/agents.md", FileKind.CONVENTION),
+        (".skills/AGENTS.md", FileKind.FLAT_SKILL),
+        (".claude/skills/y.md", FileKind.FLAT_SKILL),
+    ],
+)
+def test_kind_of(path: str, kind: FileKind) -> None:
+    assert kind_of(path) is kind

@@ -1,0 +1,275 @@
+"""Quick fixes: every fix offered on a case is applied to the file, which is then checked again.
+
+A fix must make its rule stop firing and must not bring in an ERROR of a code that was not there
+before. The edge-case tests then look at what the fixed YAML actually says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skills_lsp.core.frontmatter import parse_text
+from skills_lsp.core.model import Finding, Fix, Severity
+from skills_lsp.core.rules import RULES
+from skills_lsp.core.validate import validate_file
+
+try:  # pytest's default "prepend" import mode puts tests/core on sys.path
+    from rule_cases import CASES, Case, apply_edits, document_text, fm
+except ImportError:  # pragma: no cover - when tests/ is imported as a package
+    from tests.core.rule_cases import CASES, Case, apply_edits, document_text, fm
+
+BY_ID = {c.id: c for c in CASES}
+
+# Cases of fixable rules where the rule rightly offers no fix.
+NO_FIX = {
+    "sk201-flat-no-fix": "no directory name to take the name from in the flat layout",
+    "sk404-nested": "a nested mapping cannot be quoted",
+    "sk105-nested": "the delete fix only looks at top-level entries",
+}
+# SK101 offers a fix although it is not registered as fixable (see test_sk101_fix_is_registered).
+FIX_CASES = [c for c in CASES if RULES[c.code].fixable or c.id == "sk101-two-dashes"]
+
+
+def fixes_of(findings: list[Finding], code: str) -> list[Fix]:
+    return [fix for f in findings if f.code == code for fix in f.fixes]
+
+
+def apply_fix(case: Case, fix: Fix, root: Path) -> tuple[str, list[Finding]]:
+    """Write the case under `root`, apply `fix` to the file, re-validate: (fixed text, findings)."""
+    path = case.write(root)
+    fixed = apply_edits(document_text(case.data), fix.edits)
+    path.write_bytes(fixed.encode("utf-8"))
+    return fixed, validate_file(path, profile=case.profile)
+
+
+def fixed_cases(case: Case, tmp_path: Path, title: str = "") -> list[tuple[str, list[Finding]]]:
+    """(fixed text, findings) for each fix of the case's code whose title starts with `title`."""
+    before = validate_file(case.write(tmp_path / "before"), profile=case.profile)
+    fixes = [f for f in fixes_of(before, case.code) if f.title.startswith(title)]
+    assert fixes, f"no fix titled {title!r}*"
+    return [apply_fix(case, fix, tmp_path / f"fix{n}") for n, fix in enumerate(fixes)]
+
+
+def data_of(text: str) -> dict[str, Any]:
+    doc = parse_text(text)
+    assert not doc.problems, doc.problems
+    data = doc.plain_data()
+    assert isinstance(data, dict)
+    return data
+
+
+# --- every fix of every fixable rule ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", FIX_CASES, ids=[c.id for c in FIX_CASES])
+def test_fix_resolves_finding(case: Case, tmp_path: Path) -> None:
+    before = validate_file(case.write(tmp_path / "before"), profile=case.profile)
+    fixes = fixes_of(before, case.code)
+    assert bool(fixes) == (case.id not in NO_FIX), [f.title for f in fixes]
+    before_codes = {f.code for f in before}
+    for n, fix in enumerate(fixes):
+        fixed, after = apply_fix(case, fix, tmp_path / f"fix{n}")
+        still = [(f.code, f.message) for f in after if f.code == case.code]
+        assert not still, f"{fix.title!r} left {still} in:\n{fixed}"
+        new_errors = [(f.code, f.message) for f in after
+                      if f.severity is Severity.ERROR and f.code not in before_codes]
+        assert not new_errors, f"{fix.title!r} introduced {new_errors} in:\n{fixed}"
+
+
+def test_every_fixable_rule_has_a_fix_case() -> None:
+    fixable = {code for code, r in RULES.items() if r.fixable}
+    with_fix = {c.code for c in FIX_CASES if c.id not in NO_FIX}
+    missing = sorted(fixable - with_fix)
+    assert not missing, f"fixable rules without a case offering a fix: {missing}"
+
+
+def test_only_fixable_rules_offer_fixes(tmp_path: Path) -> None:
+    offering: set[str] = set()
+    for n, case in enumerate(CASES):
+        findings = validate_file(case.write(tmp_path / str(n)), profile=case.profile)
+        offering |= {f.code for f in findings if f.fixes}
+    offering.discard("SK101")  # known: test_sk101_fix_is_registered
+    assert {code for code in offering if not RULES[code].fixable} == set()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: SK101 offers 'Make the first line `---`' but fixable=False",
+)
+def test_sk101_fix_is_registered(tmp_path: Path) -> None:
+    case = BY_ID["sk101-two-dashes"]
+    assert fixes_of(validate_file(case.write(tmp_path), profile=case.profile), "SK101")
+    assert RULES["SK101"].fixable
+
+
+# --- what the fixed files say -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case_id", "key", "value"),
+    [
+        ("sk104-use-when", "description", "Use when: x"),
+        ("sk104-cjk", "description", "用法: 处理 🚀 文件"),
+        ("sk104-escapes", "description", 'Say "hi": C:\\temp 🚀 when asked'),
+        ("sk104-crlf", "description", "Use when: 🚀 x"),
+        ("sk104-adk-rust", "description", "Use when: 🚀"),
+        ("sk104-nested", "metadata", {"note": "a: b"}),
+    ],
+)
+def test_sk104_quote_keeps_the_text(case_id: str, key: str, value: Any, tmp_path: Path) -> None:
+    ((fixed, _),) = fixed_cases(BY_ID[case_id], tmp_path, "Quote")
+    assert data_of(fixed)[key] == value
+
+
+@pytest.mark.parametrize(
+    ("case_id", "metadata"),
+    [
+        ("sk401-move-no-metadata", {"foo": "🚀 bar"}),
+        ("sk401-move-block-metadata", {"author": "我", "foo": "🚀 bar"}),
+        ("sk401-move-list-after-metadata", {"author": "me", "foo": "a, b"}),
+        ("sk401-move-block-scalar-metadata", {"note": "a\nb\n", "foo": "bar"}),
+        ("sk401-move-null-metadata", {"foo": "3"}),
+        ("sk401-move-crlf", {"foo": "🚀 bar"}),
+        ("sk401-skills-ref-error", {"foo": "bar"}),
+        ("sk401-cjk-key", {"标签": "一"}),
+    ],
+)
+def test_sk401_move_under_metadata(case_id: str, metadata: dict[str, str], tmp_path: Path) -> None:
+    ((fixed, _),) = fixed_cases(BY_ID[case_id], tmp_path, "Move")
+    data = data_of(fixed)
+    assert data["metadata"] == metadata
+    assert set(data) == {"name", "description", "metadata"}
+
+
+@pytest.mark.parametrize(("case_id", "key", "value"), [("sk401-rename", "allowed-tools", "Read"),
+                                                        ("sk401-rename-licence", "license", "MIT")])
+def test_sk401_rename(case_id: str, key: str, value: str, tmp_path: Path) -> None:
+    ((fixed, _),) = fixed_cases(BY_ID[case_id], tmp_path, "Rename")
+    assert data_of(fixed)[key] == value
+
+
+@pytest.mark.parametrize(
+    ("case_id", "tools"),
+    [
+        ("sk501-list", "Read Bash(git:*)"),
+        ("sk501-indentless-list", "Read Grep"),
+        ("sk502-string", ["Read", "Bash(git:*)"]),
+        ("sk502-commas", ["Read", "Grep", "🚀"]),
+        ("sk503-commas", "Read Grep 🚀"),
+        ("sk503-parens", "Bash(git:a,b) Read"),
+    ],
+)
+def test_allowed_tools_conversions(case_id: str, tools: str | list[str], tmp_path: Path) -> None:
+    results = fixed_cases(BY_ID[case_id], tmp_path)
+    assert [data_of(fixed)["allowed-tools"] for fixed, _ in results] == [tools]
+
+
+@pytest.mark.parametrize(
+    ("case_id", "name"),
+    [
+        ("sk201-agentskill", "my-skill"),
+        ("sk203-70-chars", "a" * 64),
+        ("sk203-long-words", "-".join(["word"] * 14)[:64]),
+        ("sk204-My_Skill", "my-skill"),
+        ("sk204-accents", "unicode-skill"),
+        ("sk205-underscore", "my-skill"),
+        ("sk205-accents", "unicode-skill"),
+        ("sk205-cjk", "skill"),
+        ("sk206-hyphens", "x"),
+        ("sk207-double-hyphen", "a-b"),
+        ("sk208-mismatch", "my-skill"),
+        ("sk208-quoted", "my-skill"),
+        ("sk208-skills-ref-cjk", "技能"),
+    ],
+)
+def test_name_fixes(case_id: str, name: str, tmp_path: Path) -> None:
+    results = fixed_cases(BY_ID[case_id], tmp_path)
+    assert [data_of(fixed)["name"] for fixed, _ in results] == [name]
+
+
+def test_name_fixes_agree_across_rules(tmp_path: Path) -> None:
+    """`My_Skill` in `my-skill/`: SK204, SK205 and SK208 all offer the same, final name."""
+    case = BY_ID["sk204-My_Skill"]
+    findings = validate_file(case.write(tmp_path), profile=case.profile)
+    offered = {code: [e.new_text for fix in fixes_of(findings, code) for e in fix.edits]
+               for code in ("SK204", "SK205", "SK208")}
+    assert offered == {"SK204": ["my-skill"], "SK205": ["my-skill"], "SK208": ["my-skill"]}
+
+
+def test_sk105_keeps_the_first_entry(tmp_path: Path) -> None:
+    ((fixed, _),) = fixed_cases(BY_ID["sk105-duplicate"], tmp_path)
+    assert data_of(fixed)["description"] == "Use when testing."
+    ((fixed, _),) = fixed_cases(BY_ID["sk105-duplicate-block"], tmp_path / "block")
+    assert data_of(fixed) == {"name": "my-skill", "metadata": {"a": "b"}, "description": "Use when testing."}
+
+
+def test_sk404_quotes_the_number(tmp_path: Path) -> None:
+    ((fixed, _),) = fixed_cases(BY_ID["sk404-number"], tmp_path)
+    assert data_of(fixed)["metadata"] == {"version": "1.10", "ok": "是"}
+
+
+@pytest.mark.parametrize("case_id", ["sk606-bare", "sk606-link"])
+def test_sk606_forward_slashes(case_id: str, tmp_path: Path) -> None:
+    ((fixed, after),) = fixed_cases(BY_ID[case_id], tmp_path)
+    assert "references/guide.md" in fixed and "\\" not in fixed
+    assert [f.code for f in after] == []  # and the fixed reference resolves (no SK603)
+
+
+@pytest.mark.parametrize("case_id", ["sk113-bom", "sk113-bom-skills-ref"])
+def test_sk113_bom_removed(case_id: str, tmp_path: Path) -> None:
+    case = BY_ID[case_id]
+    assert isinstance(case.text, bytes) and case.text.startswith(b"\xef\xbb\xbf")
+    ((fixed, after),) = fixed_cases(case, tmp_path)
+    assert not fixed.startswith("\ufeff")
+    assert fixed == case.text[3:].decode("utf-8")  # nothing else changed
+    assert after == []
+
+
+def test_sk101_fix(tmp_path: Path) -> None:
+    ((fixed, after),) = fixed_cases(BY_ID["sk101-two-dashes"], tmp_path)
+    assert fixed.startswith("---\nname: my-skill\n")
+    assert after == []
+
+
+# --- known bugs in fixes ------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: SK104 fix quotes only line 1 of a multi-line plain value -> SK103",
+)
+def test_sk104_fix_multiline_value(tmp_path: Path) -> None:
+    case = Case("sk104-multiline", "SK104", "agentskills", "my-skill/SKILL.md",
+                fm("name: my-skill", "description: Use when: x", "  and more 🚀"), (2, 13, 2, 24))
+    for fixed, after in fixed_cases(case, tmp_path):
+        assert [f.code for f in after] == [], fixed
+        assert data_of(fixed)["description"] == "Use when: x and more 🚀"
+
+
+@pytest.mark.parametrize("directory", ["null", "2024"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: SK201 fix writes `name: <dir>` unquoted: null/2024 aren't strings",
+)
+def test_sk201_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None:
+    case = Case("sk201-reserved", "SK201", "agentskills", f"{directory}/SKILL.md",
+                fm("description: Use when testing."), (0, 0, 0, 3))
+    ((fixed, after),) = fixed_cases(case, tmp_path)
+    assert data_of(fixed)["name"] == directory
+    assert [f.code for f in after] == []
+
+
+@pytest.mark.parametrize("directory", ["null", "2024"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: SK208 fix (edits.yaml_string) leaves null/2024 as plain YAML",
+)
+def test_sk208_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None:
+    case = Case("sk208-reserved", "SK208", "agentskills", f"{directory}/SKILL.md",
+                fm("name: other", "description: Use when testing."), (1, 6, 1, 11))
+    ((fixed, after),) = fixed_cases(case, tmp_path)
+    assert data_of(fixed)["name"] == directory
+    assert [f.code for f in after] == []
