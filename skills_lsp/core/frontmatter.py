@@ -131,6 +131,11 @@ class Document:
     problems: list[Problem] = field(default_factory=list)
 
     @property
+    def eol(self) -> str:
+        """The line break new text should use: the file's own."""
+        return "\r\n" if "\r\n" in self.text else ("\r" if self.crlf else "\n")
+
+    @property
     def has_frontmatter(self) -> bool:
         return self.open_line is not None
 
@@ -308,9 +313,9 @@ def parse_bytes(data: bytes) -> Document:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        good = data[: exc.start].decode("utf-8", errors="replace")
-        line = good.count("\n")
-        col = len(good) - (good.rfind("\n") + 1)
+        good = data[: exc.start].decode("utf-8", errors="replace").removeprefix(BOM)
+        prefix_lines = split_lines(good)
+        line, col = len(prefix_lines) - 1, len(prefix_lines[-1])
         doc = parse_text(data.decode("utf-8", errors="replace"))
         doc.problems.insert(
             0,
@@ -626,12 +631,43 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, lines: list[str], line_offset: in
             start = len(match.group(1)) + len(match.group(2)) + 1
             while start < len(text) and text[start] in " \t":
                 start += 1
+            value, end_line, end_col = _plain_value_extent(lines, line, start, last_line, len(match.group(1)))
             return Problem(
                 P_UNQUOTED_COLON,
                 f"The value of `{match.group(2).strip()}` contains `: `, which YAML reads as a new key; "
                 "quote the value.",
-                Range.of(line, start, line, len(text.rstrip())),
-                {"value_start": start, "line": line},
+                Range.of(line, start, end_line, end_col),
+                {"value": value},
             )
     end = min(col + 1, len(text)) if col < len(text) else col
     return Problem(P_YAML_SYNTAX, f"Invalid YAML: {reason}.", Range.of(line, col, line, end))
+
+
+_COMMENT = re.compile(r"[ \t]#")
+
+
+def _plain_value_extent(
+    lines: list[str], line: int, start: int, last_line: int, key_indent: int
+) -> tuple[str, int, int]:
+    """The text of a plain scalar starting at (line, start), folded as YAML folds it, and where
+    it ends: continuation lines are those indented deeper than the key; a comment ends it."""
+    first = lines[line][start:]
+    comment = _COMMENT.search(first)
+    if comment:
+        piece = first[: comment.start()].rstrip()
+        return piece, line, start + len(piece)
+    parts = [first.rstrip()]
+    end_line, end_col = line, start + len(parts[0])
+    for number in range(line + 1, last_line + 1):
+        text = lines[number]
+        stripped = text.strip()
+        indent = len(text) - len(text.lstrip(" \t"))
+        if not stripped or indent <= key_indent or stripped.startswith("#"):
+            break
+        comment = _COMMENT.search(text)
+        piece = (text[: comment.start()] if comment else text).strip()
+        parts.append(piece)
+        end_line, end_col = number, indent + len(piece)
+        if comment:
+            break
+    return " ".join(p for p in parts if p), end_line, end_col

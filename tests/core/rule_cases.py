@@ -217,7 +217,7 @@ CASES: list[Case] = [
     Case("sk202-null", "SK202", AG, SKILL, fm("name:", DESC),
          (1, 0, 1, 4)),
     Case("sk202-empty-string", "SK202", AG, SKILL, fm('name: ""', DESC),
-         (1, 0, 1, 4)),
+         (1, 6, 1, 8)),
     Case("sk202-list", "SK202", AG, SKILL, fm("name:", "  - 🚀", DESC),
          (2, 2, 2, 5)),
     Case("sk203-70-chars", "SK203", AG, SKILL, fm("name: " + "a" * 70, "description: Use when x."),
@@ -309,7 +309,7 @@ CASES: list[Case] = [
     # --- SK6xx: body and references ---------------------------------------------------------------
     Case("sk601-long-body", "SK601", AG, SKILL, HEAD + "---\n\n" + "line\n" * 501, (504, 0, 504, 4)),
     Case("sk602-many-tokens", "SK602", AG, SKILL, HEAD + "---\n\n" + "字" * 20_010 + "\n",
-         (4, 0, 4, 0)),
+         (5, 0, 5, 20_010)),
     Case("sk603-missing", "SK603", AG, SKILL,
          HEAD + "---\n\n# 指南 🚀\n\nSee [指南](references/guide.md).\n", (7, 9, 7, 28)),
     Case("sk603-flat", "SK603", None, FLAT, FLAT_HEAD + "---\n\n🚀 Run scripts/run.py.\n", (5, 6, 5, 20)),

@@ -228,13 +228,9 @@ def test_sk701_off_in_skills_ref_profile(tmp_path: Path) -> None:
     assert [f.code for f in check_paths([tmp_path], cache_dir=None).findings] == ["SK701", "SK701"]
 
 
-# --- known bugs: wrong positions --------------------------------------------------------------------
+# --- once bugs: wrong positions --------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: SK111 counts lines by LF only; the parser also breaks on lone CR",
-)
 def test_sk111_position_with_cr_line_breaks(tmp_path: Path) -> None:
     path = tmp_path / "my-skill" / "SKILL.md"
     path.parent.mkdir()
@@ -243,10 +239,6 @@ def test_sk111_position_with_cr_line_breaks(tmp_path: Path) -> None:
     assert as_tuple(finding.range) == (2, 22, 2, 23)  # reported as (0, 41, 0, 42)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: SK111 counts the byte-order mark as a column of line 0",
-)
 def test_sk111_position_after_bom(tmp_path: Path) -> None:
     path = tmp_path / "my-skill" / "SKILL.md"
     path.parent.mkdir()

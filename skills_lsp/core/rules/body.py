@@ -54,8 +54,12 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
         return
     tokens = len(ctx.doc.body) // CHARS_PER_TOKEN
     if tokens > BODY_MAX_TOKENS:
+        first = next(
+            (n for n, line in enumerate(ctx.doc.lines) if n >= ctx.doc.body_start_line and line.strip()),
+            ctx.doc.body_start_line,
+        )
         yield Report(
-            ctx.doc.line_range(ctx.doc.body_start_line),
+            ctx.doc.line_range(first),
             f"Body is about {tokens} tokens (recommended under {BODY_MAX_TOKENS}); "
             "move detail into references/.",
         )

@@ -47,7 +47,8 @@ def empty_description(ctx: RuleContext) -> Iterator[Report]:
     if text is None:
         yield Report(pair.value.range, "`description` must be a string, not a list or mapping.")
     elif not text.strip():
-        yield Report(pair.key.range if not pair.value.value else pair.value.range, "`description` is empty.")
+        empty_plain = pair.value.range.start == pair.value.range.end
+        yield Report(pair.key.range if empty_plain else pair.value.range, "`description` is empty.")
 
 
 @rule("SK303", "description-too-long", Severity.ERROR, "`description` is longer than 1024 characters")

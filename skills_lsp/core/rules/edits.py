@@ -16,31 +16,68 @@ def replace(title: str, rng: Range, text: str) -> Fix:
     return Fix(title, (TextEdit(rng, text),))
 
 
+_PLAIN_SAFE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _.,/()*+=@-]*")
+# Plain scalars that YAML 1.1 or 1.2 would read as something other than a string.
+_NOT_A_STRING = re.compile(
+    r"(?i:null|~|true|false|yes|no|on|off|y|n)"
+    r"|[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+    r"|0x[0-9a-fA-F_]+|0o[0-7_]+|0b[01_]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|[0-9]+(?::[0-5]?[0-9])+(?:\.[0-9]*)?"
+)
+
+
 def yaml_string(text: str) -> str:
-    """`text` as a YAML scalar: plain when that is safe, else double-quoted (JSON escapes)."""
-    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9 _.,/()*+=@-]*", text) and not text.endswith(" "):
+    """`text` as a YAML scalar that every parser reads back as this same string: plain when
+    that is safe, else double-quoted (JSON escapes are valid YAML)."""
+    if _PLAIN_SAFE.fullmatch(text) and not text.endswith(" ") and not _NOT_A_STRING.fullmatch(text):
         return text
     return json.dumps(text, ensure_ascii=False)
 
 
-def suggest_name(name: str) -> str:
-    """A spec-valid name for `name`: ASCII lowercase kebab-case, at most 64 characters."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    ascii_only = "".join(c for c in decomposed if not unicodedata.combining(c))
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_only.lower()).strip("-")
+def suggest_name(name: str, unicode: bool = False) -> str:
+    """A valid name for `name`: lowercase kebab-case, at most 64 characters; ASCII only unless
+    `unicode` (the skills-ref reading, which accepts Unicode letters and digits)."""
+    if unicode:
+        folded = unicodedata.normalize("NFKC", name).lower()
+        slug = "-".join(w for w in re.split(r"[^\w]|_", folded) if w)
+    else:
+        decomposed = unicodedata.normalize("NFKD", name)
+        ascii_only = "".join(c for c in decomposed if not unicodedata.combining(c))
+        slug = re.sub(r"[^a-z0-9]+", "-", ascii_only.lower()).strip("-")
     slug = slug[:NAME_MAX].rstrip("-")
     return slug or "skill"
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
 def pair_lines(doc: Document, pair: YamlPair) -> Range:
-    """Whole lines holding a top-level pair, including the line break after it."""
+    """Whole lines holding a pair (top-level or nested), including the line break after it."""
     start = pair.key.range.start.line
     end = pair.value.range.end.line
-    # A following line that is more indented belongs to the value (e.g. an empty-valued list).
+    key_indent = pair.key.range.start.character
+    # Following lines indented deeper than the key belong to its value (e.g. a list under `key:`).
     close = doc.close_line if doc.close_line is not None else len(doc.lines)
-    while end + 1 < close and doc.lines[end + 1][:1] in (" ", "\t") and doc.lines[end + 1].strip():
+    while end + 1 < close and doc.lines[end + 1].strip() and _indent(doc.lines[end + 1]) > key_indent:
         end += 1
     return Range(Position(start, 0), Position(end + 1, 0))
+
+
+def find_pair(node: YamlNode, key_range: Range) -> YamlPair | None:
+    """The pair, anywhere below `node`, whose key is at `key_range`."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if current.kind == "sequence":
+            todo.extend(current.value)
+        elif current.kind == "mapping":
+            pairs: list[YamlPair] = current.value
+            for pair in pairs:
+                if pair.key.range == key_range:
+                    return pair
+                todo.append(pair.value)
+    return None
 
 
 def insert_before_close(doc: Document, text: str) -> TextEdit:
@@ -62,21 +99,17 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
     text = scalar_or_join(pair.value)
     if text is None:
         return None
-    entry_key = yaml_string(pair.name)
+    entry = f"{yaml_string(pair.name)}: {json.dumps(text, ensure_ascii=False)}{doc.eol}"
     metadata = doc.get("metadata")
     delete = TextEdit(pair_lines(doc, pair), "")
     if metadata is None:
-        add = insert_before_close(doc, f"metadata:\n  {entry_key}: {json.dumps(text, ensure_ascii=False)}\n")
+        add = insert_before_close(doc, f"metadata:{doc.eol}  {entry}")
     elif metadata.value.kind == "mapping" and not metadata.value.flow and metadata.value.pairs:
-        first = metadata.value.pairs[0].key.range.start
+        indent = " " * metadata.value.pairs[0].key.range.start.character
         last_line = pair_lines(doc, metadata.value.pairs[-1]).end.line
-        indent = " " * first.character
-        add = TextEdit(
-            Range.point(last_line, 0), f"{indent}{entry_key}: {json.dumps(text, ensure_ascii=False)}\n"
-        )
+        add = TextEdit(Range.point(last_line, 0), f"{indent}{entry}")
     elif metadata.value.is_null:
-        line = metadata.key.range.start.line
-        add = TextEdit(Range.point(line + 1, 0), f"  {entry_key}: {json.dumps(text, ensure_ascii=False)}\n")
+        add = TextEdit(Range.point(metadata.key.range.start.line + 1, 0), f"  {entry}")
     else:
         return None
     if add.range.start.line == delete.range.end.line and add.range.start < delete.range.start:

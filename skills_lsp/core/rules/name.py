@@ -38,11 +38,11 @@ def _name(ctx: RuleContext) -> tuple[YamlNode, str] | None:
     return pair.value, text
 
 
-def _fix_name(node: YamlNode, name: str) -> tuple[Fix, ...]:
-    suggestion = suggest_name(name)
+def _fix_name(ctx: RuleContext, node: YamlNode, name: str) -> tuple[Fix, ...]:
+    suggestion = suggest_name(name, unicode=ctx.profile.name_style == "unicode")
     if suggestion == name:
         return ()
-    return (replace(f"Rename to `{suggestion}`", node.range, suggestion),)
+    return (replace(f"Rename to `{suggestion}`", node.range, yaml_string(suggestion)),)
 
 
 @rule("SK201", "missing-name", E, "The frontmatter has no `name`", fixable=True)
@@ -57,8 +57,9 @@ def missing_name(ctx: RuleContext) -> Iterator[Report]:
         return
     fixes: tuple[Fix, ...] = ()
     if ctx.kind is FileKind.AGENT_SKILL:
-        name = suggest_name(ctx.skill_dir.name)
-        fixes = (Fix(f"Add `name: {name}`", (TextEdit(Range.point(1, 0), f"name: {name}\n"),)),)
+        name = suggest_name(ctx.skill_dir.name, unicode=ctx.profile.name_style == "unicode")
+        edit = TextEdit(Range.point(1, 0), f"name: {yaml_string(name)}{doc.eol}")
+        fixes = (Fix(f"Add `name: {name}`", (edit,)),)
     yield Report(doc.line_range(0), "Missing required field `name`.", fixes)
 
 
@@ -74,7 +75,8 @@ def empty_name(ctx: RuleContext) -> Iterator[Report]:
     if text is None:
         yield Report(pair.value.range, "`name` must be a string, not a list or mapping.")
     elif not text.strip():
-        yield Report(pair.key.range if not pair.value.value else pair.value.range, "`name` is empty.")
+        empty_plain = pair.value.range.start == pair.value.range.end
+        yield Report(pair.key.range if empty_plain else pair.value.range, "`name` is empty.")
 
 
 @rule("SK203", "name-too-long", E, "`name` is longer than 64 characters", fixable=True)
@@ -87,7 +89,9 @@ def name_too_long(ctx: RuleContext) -> Iterator[Report]:
     if found and len(found[1]) > NAME_MAX:
         node, name = found
         yield Report(
-            node.range, f"`name` is {len(name)} characters; the limit is {NAME_MAX}.", _fix_name(node, name)
+            node.range,
+            f"`name` is {len(name)} characters; the limit is {NAME_MAX}.",
+            _fix_name(ctx, node, name),
         )
 
 
@@ -99,7 +103,7 @@ def name_not_lowercase(ctx: RuleContext) -> Iterator[Report]:
     found = _name(ctx)
     if found and found[1] != found[1].lower():
         node, name = found
-        yield Report(node.range, f"`name` `{name}` must be lowercase.", _fix_name(node, name))
+        yield Report(node.range, f"`name` `{name}` must be lowercase.", _fix_name(ctx, node, name))
 
 
 def _invalid_chars(ctx: RuleContext, name: str) -> list[str]:
@@ -131,7 +135,7 @@ def name_invalid_characters(ctx: RuleContext) -> Iterator[Report]:
         yield Report(
             node.range,
             f"`name` contains {shown}; use only {allowed} and `-`.",
-            _fix_name(node, name),
+            _fix_name(ctx, node, name),
         )
 
 
@@ -143,7 +147,7 @@ def name_hyphen_edge(ctx: RuleContext) -> Iterator[Report]:
     found = _name(ctx)
     if found and (found[1].startswith("-") or found[1].endswith("-")):
         node, name = found
-        yield Report(node.range, "`name` must not start or end with `-`.", _fix_name(node, name))
+        yield Report(node.range, "`name` must not start or end with `-`.", _fix_name(ctx, node, name))
 
 
 @rule("SK207", "name-consecutive-hyphens", E, "`name` contains `--`", fixable=True)
@@ -154,7 +158,7 @@ def name_consecutive_hyphens(ctx: RuleContext) -> Iterator[Report]:
     found = _name(ctx)
     if found and "--" in found[1]:
         node, name = found
-        yield Report(node.range, "`name` must not contain `--`.", _fix_name(node, name))
+        yield Report(node.range, "`name` must not contain `--`.", _fix_name(ctx, node, name))
 
 
 @rule("SK208", "name-directory-mismatch", E, "`name` differs from the skill's directory name", fixable=True)

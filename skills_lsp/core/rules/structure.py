@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from skills_lsp.core import frontmatter as fm
 from skills_lsp.core.model import Fix, Range, Severity, TextEdit
+from skills_lsp.core.rules.edits import find_pair, pair_lines
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -26,11 +27,13 @@ def unreadable_file(ctx: RuleContext) -> Iterator[Report]:
     return iter(())
 
 
-@rule("SK101", "no-frontmatter", E, "The file does not start with `---` frontmatter")
+@rule("SK101", "no-frontmatter", E, "The file does not start with `---` frontmatter", fixable=True)
 def no_frontmatter(ctx: RuleContext) -> Iterator[Report]:
     """A skill file must start with a line `---`, then YAML holding at least `name` and
     `description`, then a closing `---` line. Without it, no agent can list the skill.
-    Convention files (AGENTS.md, CLAUDE.md, ...) may omit frontmatter."""
+    Convention files (AGENTS.md, CLAUDE.md, ...) may omit frontmatter.
+
+    Fix: when the first line is a near miss such as `--` or `----`, make it `---`."""
     if not ctx.profile.require_frontmatter:
         return
     for report in _problems(ctx, fm.P_NO_FRONTMATTER):
@@ -63,9 +66,7 @@ def unquoted_colon(ctx: RuleContext) -> Iterator[Report]:
     for problem in ctx.doc.problems:
         if problem.code != fm.P_UNQUOTED_COLON:
             continue
-        line = problem.data["line"]
-        value = ctx.doc.lines[line][problem.data["value_start"] :].rstrip()
-        quoted = json.dumps(value, ensure_ascii=False)
+        quoted = json.dumps(problem.data["value"], ensure_ascii=False)
         fix = Fix("Quote the value", (TextEdit(problem.range, quoted),))
         yield Report(problem.range, problem.message, (fix,))
 
@@ -80,11 +81,9 @@ def duplicate_key(ctx: RuleContext) -> Iterator[Report]:
         if problem.code != fm.P_DUPLICATE_KEY:
             continue
         fixes: tuple[Fix, ...] = ()
-        for pair in ctx.doc.pairs:
-            if pair.key.range == problem.range:
-                from skills_lsp.core.rules.edits import pair_lines
-
-                fixes = (Fix("Delete this duplicate entry", (TextEdit(pair_lines(ctx.doc, pair), ""),)),)
+        pair = find_pair(ctx.doc.root, problem.range) if ctx.doc.root is not None else None
+        if pair is not None:
+            fixes = (Fix("Delete this duplicate entry", (TextEdit(pair_lines(ctx.doc, pair), ""),)),)
         yield Report(problem.range, problem.message, fixes)
 
 
@@ -133,25 +132,23 @@ def not_utf8(ctx: RuleContext) -> Iterator[Report]:
 
 @rule("SK112", "multiple-documents", E, "The frontmatter holds more than one YAML document")
 def multiple_documents(ctx: RuleContext) -> Iterator[Report]:
-    """A `---` or `...` marker inside the frontmatter starts a second YAML document, which no
-    skill loader reads. Keep one mapping."""
+    """A document marker with content after it (`--- more: yaml`) inside the frontmatter starts
+    a second YAML document, which no skill loader reads. Keep one mapping."""
     yield from _problems(ctx, fm.P_MULTIPLE_DOCUMENTS)
 
 
-@rule("SK113", "byte-order-mark", W, "The file starts with a UTF-8 byte-order mark", fixable=True)
+@rule("SK113", "byte-order-mark", W, "The file starts with a UTF-8 byte-order mark")
 def byte_order_mark(ctx: RuleContext) -> Iterator[Report]:
     """skills-ref, google-adk and adk-skill all reject a file whose first bytes are a UTF-8 BOM
-    (they look for `---` at offset 0). skills-lsp reads it, but save without the BOM.
-
-    Fix: remove the BOM."""
+    (they look for `---` at offset 0). skills-lsp reads it, but save the file as plain UTF-8
+    (in VS Code: "Change File Encoding", "Save with Encoding", "UTF-8"). Editors keep the BOM
+    outside the text, so no text edit can remove it: there is no quick fix."""
     if ctx.doc.has_bom:
         rng = Range.of(0, 0, 0, len(ctx.doc.lines[0]) if ctx.doc.lines else 0)
-        first = ctx.doc.lines[0] if ctx.doc.lines else ""
-        # The BOM is not part of our text model; rewriting line 0 makes editors drop it on save.
         yield Report(
             rng,
-            "File starts with a UTF-8 byte-order mark; skills-ref, google-adk and adk-skill reject it.",
-            (Fix("Remove the byte-order mark", (TextEdit(rng, first),)),),
+            "File starts with a UTF-8 byte-order mark; skills-ref, google-adk and adk-skill reject it. "
+            "Save it as UTF-8 without BOM.",
         )
 
 

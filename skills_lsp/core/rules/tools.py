@@ -25,14 +25,16 @@ def as_string_fix(ctx: RuleContext, pair: YamlPair) -> Fix | None:
         return None
     text = " ".join(str(i.value).strip() for i in items if str(i.value).strip())
     rng = pair_lines(ctx.doc, pair)
-    return Fix("Write as a space-separated string", (TextEdit(rng, f"allowed-tools: {yaml_string(text)}\n"),))
+    new = f"allowed-tools: {yaml_string(text)}{ctx.doc.eol}"
+    return Fix("Write as a space-separated string", (TextEdit(rng, new),))
 
 
 def as_list_fix(ctx: RuleContext, pair: YamlPair) -> Fix:
     tools = split_tools(str(pair.value.value))
-    lines = "".join(f"  - {yaml_string(t)}\n" for t in tools)
+    eol = ctx.doc.eol
+    lines = "".join(f"  - {yaml_string(t)}{eol}" for t in tools)
     rng = pair_lines(ctx.doc, pair)
-    return Fix("Write as a YAML list", (TextEdit(rng, f"allowed-tools:\n{lines}"),))
+    return Fix("Write as a YAML list", (TextEdit(rng, f"allowed-tools:{eol}{lines}"),))
 
 
 @rule(
