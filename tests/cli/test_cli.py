@@ -168,3 +168,11 @@ def test_module_and_console_script_entry_points(workspace: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0 and proc.stdout == "All checks passed: 1 file.\n"
+
+
+def test_rule_reference_doc_is_current() -> None:
+    # docs/rules.md is what SARIF's helpUri and the LSP's codeDescription link to.
+    _, out, _ = run("rules", "--format", "markdown")
+    assert (REPO / "docs" / "rules.md").read_text(encoding="utf-8") == out, (
+        "regenerate: skills-lsp rules --format markdown > docs/rules.md"
+    )
