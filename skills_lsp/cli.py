@@ -226,7 +226,8 @@ def rules_markdown() -> str:
         r = RULES[code]
         profiles = ", ".join(p for p, prof in PROFILES.items() if prof.enabled(code)) or "(select explicitly)"
         link = f"[{code}](#{code.lower()})"
-        lines.append(f"| {link} | {r.name} | {r.severity.label} | {'yes' if r.fixable else ''} | {profiles} |")
+        fix = "yes" if r.fixable else ""
+        lines.append(f"| {link} | {r.name} | {r.severity.label} | {fix} | {profiles} |")
     for code in sorted(RULES):
         r = RULES[code]
         lines += ["", f"## {code}", "", f"**{r.name}** ({r.severity.label}, group {r.group}): {r.summary}.", ""]
