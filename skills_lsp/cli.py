@@ -230,7 +230,13 @@ def rules_markdown() -> str:
         lines.append(f"| {link} | {r.name} | {r.severity.label} | {fix} | {profiles} |")
     for code in sorted(RULES):
         r = RULES[code]
-        lines += ["", f"## {code}", "", f"**{r.name}** ({r.severity.label}, group {r.group}): {r.summary}.", ""]
+        lines += [
+            "",
+            f"## {code}",
+            "",
+            f"**{r.name}** ({r.severity.label}, group {r.group}): {r.summary}.",
+            "",
+        ]
         lines.append(r.doc)
     return "\n".join(lines) + "\n"
 
