@@ -20,7 +20,7 @@ from skills_lsp.core.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.frontmatter import parse_bytes
 from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.name import scalar_text
+from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.validate import (
     DEFAULT_CONFIG,

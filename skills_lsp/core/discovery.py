@@ -10,7 +10,7 @@ Two families of functions:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core.errors import InvalidSkillsRoot
@@ -62,9 +62,10 @@ def _sorted_unique(paths: Iterable[Path]) -> list[Path]:
     return sorted(set(paths), key=path_sort_key)
 
 
-def _walk_files(top: Path) -> Iterator[Path]:
-    """Regular files under `top`, not following symlinks (walkdir's default)."""
-    stack = [top]
+def _regular_files(top: Path, enter: Callable[[str], bool] = lambda name: True) -> Iterator[os.DirEntry[str]]:
+    """Regular files under `top`, never following symlinks (walkdir's default, as the crate
+    uses it); a directory is entered when `enter(name)` is true."""
+    stack = [str(top)]
     while stack:
         current = stack.pop()
         try:
@@ -75,9 +76,10 @@ def _walk_files(top: Path) -> Iterator[Path]:
             if entry.is_symlink():
                 continue
             if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+                if enter(entry.name):
+                    stack.append(entry.path)
             elif entry.is_file(follow_symlinks=False):
-                yield Path(entry.path)
+                yield entry
 
 
 def _has_support_component(path: Path) -> bool:
@@ -96,7 +98,8 @@ def discover_skill_files(root: str | os.PathLike[str]) -> list[Path]:
         top = base / sub
         if not top.is_dir():
             continue
-        for path in _walk_files(top):
+        for entry in _regular_files(top):
+            path = Path(entry.path)
             if path.suffix == ".md" and not _has_support_component(path):
                 found.append(path)
     return _sorted_unique(found)
@@ -109,24 +112,12 @@ def is_convention_file(name: str) -> bool:
 def _convention_walk(base: Path) -> Iterator[Path]:
     if base.name.lower() in _IGNORED_LOWER:
         return
-    stack = [base]
-    while stack:
-        current = stack.pop()
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
+    for entry in _regular_files(base, enter=lambda name: name.lower() not in _IGNORED_LOWER):
+        if is_convention_file(entry.name):
+            path = Path(entry.path)
+            if entry.name.upper() == "SOUL.MD" and path.parent != base:
                 continue
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name.lower() not in _IGNORED_LOWER:
-                    stack.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False) and is_convention_file(entry.name):
-                path = Path(entry.path)
-                if entry.name.upper() == "SOUL.MD" and path.parent != base:
-                    continue
-                yield path
+            yield path
 
 
 def discover_instruction_files(root: str | os.PathLike[str]) -> list[Path]:

@@ -6,19 +6,17 @@ import re
 from collections.abc import Iterator
 
 from skills_lsp.core.model import Severity
-from skills_lsp.core.rules.name import scalar_text
+from skills_lsp.core.rules.common import empty_or_not_string, field_text
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
 DESCRIPTION_MAX = 1024
 
 
 def _description(ctx: RuleContext) -> tuple[Report, str] | None:
-    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
+    found = field_text(ctx, "description")
+    if found is None:
         return None
-    pair = ctx.get("description")
-    if pair is None:
-        return None
-    text = scalar_text(ctx, pair.value)
+    pair, text = found
     if text is None or not text.strip():
         return None
     return Report(pair.value.range, ""), text
@@ -38,17 +36,7 @@ def missing_description(ctx: RuleContext) -> Iterator[Report]:
 @rule("SK302", "empty-description", Severity.ERROR, "`description` is empty or not a string")
 def empty_description(ctx: RuleContext) -> Iterator[Report]:
     """`description` must be non-empty text: say what the skill does and when to use it."""
-    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
-        return
-    pair = ctx.get("description")
-    if pair is None:
-        return
-    text = scalar_text(ctx, pair.value)
-    if text is None:
-        yield Report(pair.value.range, "`description` must be a string, not a list or mapping.")
-    elif not text.strip():
-        empty_plain = pair.value.range.start == pair.value.range.end
-        yield Report(pair.key.range if empty_plain else pair.value.range, "`description` is empty.")
+    yield from empty_or_not_string(ctx, "description")
 
 
 @rule("SK303", "description-too-long", Severity.ERROR, "`description` is longer than 1024 characters")

@@ -10,8 +10,8 @@ from typing import Any
 from skills_lsp.core import schema
 from skills_lsp.core.frontmatter import YamlNode, to_python
 from skills_lsp.core.model import Fix, Severity
+from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import move_under_metadata, replace
-from skills_lsp.core.rules.name import scalar_text
 from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
 
 COMPATIBILITY_MAX = 500
@@ -149,12 +149,10 @@ def _kind(value: Any) -> str:
 def compatibility_too_long(ctx: RuleContext) -> Iterator[Report]:
     """The spec limits `compatibility` to 500 characters; name only real requirements (product,
     system packages, network access)."""
-    if not _mapping(ctx):
+    found = field_text(ctx, "compatibility")
+    if found is None:
         return
-    pair = ctx.get("compatibility")
-    if pair is None:
-        return
-    text = scalar_text(ctx, pair.value)
+    pair, text = found
     if text is not None and len(text) > COMPATIBILITY_MAX:
         yield Report(
             pair.value.range, f"`compatibility` is {len(text)} characters; the limit is {COMPATIBILITY_MAX}."
@@ -192,11 +190,9 @@ def metadata_not_strings(ctx: RuleContext) -> Iterator[Report]:
 def compatibility_empty(ctx: RuleContext) -> Iterator[Report]:
     """The spec says `compatibility` must be 1-500 characters if provided; drop the key rather
     than leaving it empty."""
-    if not _mapping(ctx):
+    found = field_text(ctx, "compatibility")
+    if found is None:
         return
-    pair = ctx.get("compatibility")
-    if pair is None:
-        return
-    text = scalar_text(ctx, pair.value)
+    pair, text = found
     if text is not None and not text.strip():
         yield Report(pair.key.range, "`compatibility` is empty; remove it or say what the skill needs.")

@@ -7,29 +7,19 @@ from collections.abc import Iterator
 
 from skills_lsp.core.frontmatter import YamlNode
 from skills_lsp.core.model import FileKind, Fix, Range, Severity, TextEdit
+from skills_lsp.core.rules.common import empty_or_not_string, field_text
 from skills_lsp.core.rules.edits import NAME_MAX, replace, suggest_name, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
 E = Severity.ERROR
 
 
-def scalar_text(ctx: RuleContext, node: YamlNode) -> str | None:
-    """A scalar field's text as the profile reads it; None for a collection."""
-    if node.kind != "scalar":
-        return None
-    if ctx.profile.strings_only:
-        return str(node.value)
-    return "" if node.is_null else str(node.value)
-
-
 def _name(ctx: RuleContext) -> tuple[YamlNode, str] | None:
     """The name node and its normalised text, when there is a usable name."""
-    if ctx.doc.root is None or ctx.doc.root.kind != "mapping" or ctx.profile.name_style == "free":
+    found = field_text(ctx, "name")
+    if found is None or ctx.profile.name_style == "free":
         return None
-    pair = ctx.get("name")
-    if pair is None:
-        return None
-    text = scalar_text(ctx, pair.value)
+    pair, text = found
     if not text or not text.strip():
         return None
     text = text.strip()
@@ -66,17 +56,7 @@ def missing_name(ctx: RuleContext) -> Iterator[Report]:
 @rule("SK202", "empty-name", E, "`name` is empty or not a string")
 def empty_name(ctx: RuleContext) -> Iterator[Report]:
     """`name` must be a non-empty string (a null, blank or list value is not a name)."""
-    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
-        return
-    pair = ctx.get("name")
-    if pair is None:
-        return
-    text = scalar_text(ctx, pair.value)
-    if text is None:
-        yield Report(pair.value.range, "`name` must be a string, not a list or mapping.")
-    elif not text.strip():
-        empty_plain = pair.value.range.start == pair.value.range.end
-        yield Report(pair.key.range if empty_plain else pair.value.range, "`name` is empty.")
+    yield from empty_or_not_string(ctx, "name")
 
 
 @rule("SK203", "name-too-long", E, "`name` is longer than 64 characters", fixable=True)
