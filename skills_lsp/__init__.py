@@ -1,3 +1,96 @@
-"""skills-lsp: validator, language server and CLI for agent skills."""
+"""skills-lsp: validator, engine, language server and CLI for agent skills.
 
-__version__ = "0.1.0"
+The adk-skill 0.6.0 port keeps the crate's public names (snake_case) and answers.
+"""
+
+from skills_lsp._version import __version__
+from skills_lsp.core.catalog import SkillCatalog, to_prompt
+from skills_lsp.core.coordinator import (
+    ByName,
+    ByQuery,
+    ByTag,
+    ContextCoordinator,
+    CoordinatorConfig,
+    SkillContext,
+    ValidationMode,
+)
+from skills_lsp.core.discovery import discover_agent_skills, discover_instruction_files, discover_skill_files
+from skills_lsp.core.errors import (
+    IndexError_,
+    InvalidFrontmatter,
+    InvalidSkillsRoot,
+    Io,
+    MissingField,
+    SkillError,
+    Validation,
+    Yaml,
+)
+from skills_lsp.core.index import (
+    SkillDocument,
+    SkillIndex,
+    SkillSummary,
+    load_skill_index,
+    load_skill_index_with_extras,
+    load_workspace_index,
+    normalize_id,
+)
+from skills_lsp.core.inject import (
+    Content,
+    Part,
+    SkillInjector,
+    SkillInjectorConfig,
+    apply_skill_injection,
+    select_skill_prompt_block,
+)
+from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, score_skill, select_skills, tokenize
+from skills_lsp.core.skill_parser import ParsedSkill, parse_instruction_markdown, parse_skill_markdown
+from skills_lsp.core.tool_registry import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest
+
+__all__ = [
+    "ByName",
+    "ByQuery",
+    "ByTag",
+    "Content",
+    "ContextCoordinator",
+    "CoordinatorConfig",
+    "IndexError_",
+    "InvalidFrontmatter",
+    "InvalidSkillsRoot",
+    "Io",
+    "MissingField",
+    "ParsedSkill",
+    "Part",
+    "SelectionPolicy",
+    "SkillCatalog",
+    "SkillContext",
+    "SkillDocument",
+    "SkillError",
+    "SkillIndex",
+    "SkillInjector",
+    "SkillInjectorConfig",
+    "SkillMatch",
+    "SkillSummary",
+    "StaticToolRegistry",
+    "Tool",
+    "ToolRegistry",
+    "Validation",
+    "ValidationMode",
+    "Yaml",
+    "__version__",
+    "apply_skill_injection",
+    "discover_agent_skills",
+    "discover_instruction_files",
+    "discover_skill_files",
+    "load_skill_index",
+    "load_skill_index_with_extras",
+    "load_tool_manifest",
+    "load_workspace_index",
+    "normalize_id",
+    "parse_instruction_markdown",
+    "parse_skill_markdown",
+    "score_skill",
+    "select_skill_prompt_block",
+    "select_skills",
+    "to_prompt",
+    "tokenize",
+]

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import TextIO
 
-from skills_lsp import __version__
+from skills_lsp._version import __version__
 from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skills_lsp import __version__
+from skills_lsp._version import __version__
 from skills_lsp.core.config import Config, find_config, load_config
 from skills_lsp.core.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.frontmatter import parse_bytes

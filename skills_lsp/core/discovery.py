@@ -48,7 +48,7 @@ DEFAULT_AGENT_SKILL_ROOTS = ("", "skills", ".agents/skills", ".claude/skills", "
 DEFAULT_MAX_DEPTH = 8
 
 
-def path_sort_key(path: Path | str) -> tuple[str, ...]:
+def path_sort_key(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """Rust `PathBuf` order: component by component (`a/b` < `a-b`), as `PurePosixPath.parts`
     (a leading "/" is its own component; empty and "." components are dropped)."""
     text = os.fspath(path)

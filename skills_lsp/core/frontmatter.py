@@ -456,8 +456,13 @@ def _mark_range(start: Any, end: Any, line_offset: int, lines: list[str]) -> Ran
 _MAPPING_VALUES = "mapping values are not allowed"
 
 
-def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:
-    lines = doc.lines
+def parse_yaml(
+    source: str, lines: list[str], line_offset: int, last_line: int
+) -> tuple[YamlNode | None, list[Problem]]:
+    """Parse one YAML document into a node tree with ranges (source line N is `lines[N +
+    line_offset]`). Syntax errors, a second document and alias bombs come back as problems; the
+    tree is returned only when none of those occurred."""
+    problems: list[Problem] = []
     anchors: dict[str, YamlNode] = {}
     # stack of (collection node, pending key for mappings)
     stack: list[tuple[YamlNode, YamlNode | None]] = []
@@ -485,14 +490,14 @@ def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:
                 documents += 1
                 if documents > 1:
                     rng = _mark_range(event.start_mark, event.end_mark, line_offset, lines)
-                    doc.problems.append(
+                    problems.append(
                         Problem(
                             P_MULTIPLE_DOCUMENTS,
                             "Frontmatter holds more than one YAML document; keep a single mapping.",
                             rng,
                         )
                     )
-                    break
+                    return None, problems
             elif isinstance(event, yaml.ScalarEvent):
                 node = YamlNode(
                     "scalar",
@@ -538,26 +543,29 @@ def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:
                     )
                 )
     except yaml.MarkedYAMLError as exc:
-        last = (doc.close_line or len(lines)) - 1
-        doc.problems.append(_syntax_problem(exc, lines, line_offset, max(last, line_offset)))
-        return
-    except yaml.YAMLError as exc:  # pragma: no cover - libyaml errors are all marked
-        doc.problems.append(Problem(P_YAML_SYNTAX, f"Invalid YAML: {exc}", doc.line_range(line_offset)))
-        return
-    except (RecursionError, MemoryError, ValueError) as exc:  # pragma: no cover - guarded above
-        doc.problems.append(Problem(P_YAML_SYNTAX, f"Invalid YAML: {exc}", doc.line_range(line_offset)))
-        return
-
-    if root is None:  # pragma: no cover - empty input is caught before parsing
-        return
-    if _expanded_size_exceeds(root, MAX_EXPANDED_NODES):
-        doc.problems.append(
+        problems.append(_syntax_problem(exc, lines, line_offset, max(last_line, line_offset)))
+        return None, problems
+    except (yaml.YAMLError, RecursionError, MemoryError, ValueError) as exc:  # pragma: no cover
+        line = min(line_offset, max(len(lines) - 1, 0))
+        problems.append(Problem(P_YAML_SYNTAX, f"Invalid YAML: {exc}", Range.of(line, 0, line, 0)))
+        return None, problems
+    if root is not None and _expanded_size_exceeds(root, MAX_EXPANDED_NODES):
+        problems.append(
             Problem(
                 P_TOO_DEEP,
                 f"Frontmatter aliases expand to more than {MAX_EXPANDED_NODES} nodes; it is not read.",
                 root.range,
             )
         )
+        return None, problems
+    return root, problems
+
+
+def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:
+    last = (doc.close_line or len(doc.lines)) - 1
+    root, problems = parse_yaml(source, doc.lines, line_offset, last)
+    doc.problems.extend(problems)
+    if root is None:
         return
     doc.root = root
     if root.kind != "mapping":

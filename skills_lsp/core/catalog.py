@@ -1,0 +1,117 @@
+"""The `<available_skills>` catalog and the lazy skill API of the Python ADK designs.
+
+`to_prompt` is byte-identical to skills-ref 0.1.1's `to-prompt`: one `<skill>` block per skill
+with name, description (HTML-escaped) and the absolute path of its file, each on its own line.
+`SkillCatalog` serves metadata at start-up and loads a body and its resource listing only when a
+skill is used.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
+from skills_lsp.core.model import FileKind
+
+RESOURCE_DIRS = ("scripts", "references", "assets")
+MAX_RESOURCES = 500
+
+
+def to_prompt(skills: Iterable[SkillDocument | SkillSummary]) -> str:
+    """The `<available_skills>` XML block, exactly as skills-ref's `to_prompt` writes it."""
+    lines = ["<available_skills>"]
+    for skill in skills:
+        lines += [
+            "<skill>",
+            "<name>",
+            html.escape(skill.name),
+            "</name>",
+            "<description>",
+            html.escape(skill.description),
+            "</description>",
+            "<location>",
+            str(Path(skill.path).resolve()),
+            "</location>",
+            "</skill>",
+        ]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SkillMetadata:
+    name: str
+    description: str
+    location: str
+    id: str
+
+
+@dataclass(frozen=True)
+class LoadedSkill:
+    metadata: SkillMetadata
+    instructions: str
+    resources: tuple[str, ...]  # paths relative to the skill directory, `/`-separated
+    directory: str | None
+
+
+class SkillCatalog:
+    """Progressive disclosure over an index: metadata first, bodies and files on demand."""
+
+    def __init__(self, index: SkillIndex) -> None:
+        self.index = index
+
+    def list_metadata(self) -> list[SkillMetadata]:
+        return [self._metadata(d) for d in self.index]
+
+    def get_metadata(self, name: str) -> SkillMetadata | None:
+        document = self.index.find_by_name(name)
+        return None if document is None else self._metadata(document)
+
+    def load_skill(self, name: str) -> LoadedSkill | None:
+        document = self.index.find_by_name(name)
+        if document is None:
+            return None
+        directory = skill_directory(document)
+        resources = tuple(list_resources(directory)) if directory is not None else ()
+        return LoadedSkill(
+            self._metadata(document), document.body, resources, str(directory) if directory else None
+        )
+
+    def to_prompt(self) -> str:
+        return to_prompt(self.index)
+
+    @staticmethod
+    def _metadata(document: SkillDocument) -> SkillMetadata:
+        return SkillMetadata(
+            document.name, document.description, str(Path(document.path).resolve()), document.id
+        )
+
+
+def skill_directory(document: SkillDocument) -> Path | None:
+    """The folder whose files belong to a skill: only agentskills `<name>/SKILL.md` skills have one."""
+    if document.kind is FileKind.AGENT_SKILL or Path(document.path).name == "SKILL.md":
+        return Path(document.path).parent
+    return None
+
+
+def list_resources(directory: Path) -> list[str]:
+    """Files under the skill's `scripts/`, `references/` and `assets/` (symlinks not followed)."""
+    found: list[str] = []
+    for sub in RESOURCE_DIRS:
+        top = directory / sub
+        if not top.is_dir():
+            continue
+        for current, dirs, files in os.walk(top):
+            dirs.sort()
+            for name in sorted(files):
+                path = Path(current, name)
+                if path.is_symlink():
+                    continue
+                found.append(path.relative_to(directory).as_posix())
+                if len(found) >= MAX_RESOURCES:
+                    return found
+    return found

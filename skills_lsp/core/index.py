@@ -1,0 +1,370 @@
+"""The skill index: adk-skill 0.6.0's `load_skill_index` exactly, plus what the crate lacks.
+
+- `load_skill_index(root)` and `load_skill_index_with_extras(root, extras)` reproduce the crate:
+  its discovery, strict UTF-8 reads, silent skipping of unreadable or unparsable files, SHA-256 of
+  the raw bytes, ids `normalize_id(name) + "-" + hash[:12]`, order by (name, path).
+- `SkillIndex` also supports incremental `upsert` and `remove` (the crate has no reload); after any
+  sequence of changes it equals a fresh build.
+- `load_workspace_index(root)` adds the agentskills `<name>/SKILL.md` skills our discovery finds,
+  read leniently (an `allowed-tools` string is split as the spec writes it).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from skills_lsp.core.discovery import (
+    DEFAULT_AGENT_SKILL_ROOTS,
+    DEFAULT_MAX_DEPTH,
+    discover_instruction_files,
+    discover_skill_files,
+    discover_workspace,
+    path_sort_key,
+)
+from skills_lsp.core.errors import SkillError
+from skills_lsp.core.frontmatter import Document, parse_text, to_python
+from skills_lsp.core.model import FileKind
+from skills_lsp.core.skill_parser import (
+    ParsedSkill,
+    parse_instruction_markdown,
+    parse_skill_markdown,
+    rust_trim,
+)
+
+
+def normalize_id(value: str) -> str:
+    """The crate's id stem: ASCII letters and digits lowercased, space/`-`/`_` to `-`, the rest dropped."""
+    out = []
+    for ch in value:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch.lower())
+        elif ch in " -_":
+            out.append("-")
+    return "".join(out) or "skill"
+
+
+@dataclass
+class SkillSummary:
+    """A skill without its body (the crate's `SkillSummary`)."""
+
+    id: str
+    name: str
+    description: str
+    version: str | None
+    license: str | None
+    compatibility: str | None
+    tags: list[str]
+    allowed_tools: list[str]
+    references: list[str]
+    trigger: bool
+    hint: str | None
+    metadata: dict[str, Any]
+    path: Path
+    hash: str
+    last_modified: int | None
+    triggers: list[str]
+
+
+@dataclass
+class SkillDocument:
+    """An indexed skill (the crate's `SkillDocument`), in the crate's serde field order."""
+
+    id: str
+    name: str
+    description: str
+    version: str | None
+    license: str | None
+    compatibility: str | None
+    tags: list[str]
+    allowed_tools: list[str]
+    references: list[str]
+    trigger: bool
+    hint: str | None
+    metadata: dict[str, Any]
+    body: str
+    path: Path
+    hash: str
+    last_modified: int | None
+    triggers: list[str]
+    kind: FileKind = field(default=FileKind.FLAT_SKILL, compare=False)
+
+    def summary(self) -> SkillSummary:
+        return SkillSummary(**{f.name: getattr(self, f.name) for f in fields(SkillSummary)})
+
+    def to_json(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "kind"}
+        data["path"] = str(self.path)
+        return data
+
+    def sort_key(self) -> tuple[str, tuple[str, ...]]:
+        return (self.name, path_sort_key(self.path))
+
+    def engineer_prompt_block(self, max_chars: int) -> str:
+        """`[skill:<name>]`, the body cut to `max_chars` characters, `[/skill]` (no marker)."""
+        return f"[skill:{self.name}]\n{self.body[:max_chars]}\n[/skill]"
+
+    def engineer_instruction(self, max_chars: int, active_tools: Sequence[str]) -> str:
+        """The ContextCoordinator's system instruction for this skill."""
+        body = self.body
+        if len(body) > max_chars:
+            body = body[:max_chars] + "\n[... truncated]"
+        parts = [f"[skill:{self.name}]", f"# {self.name}\n{self.description}"]
+        if active_tools:
+            parts.append(f"You have access to the following tools: {', '.join(active_tools)}.")
+        parts += [f"## Instructions\n{body}", "[/skill]"]
+        return "\n\n".join(parts)
+
+
+def document_from_parsed(
+    parsed: ParsedSkill, path: Path, data: bytes, kind: FileKind = FileKind.FLAT_SKILL
+) -> SkillDocument:
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        last_modified: int | None = int(os.stat(path).st_mtime)
+    except OSError:
+        last_modified = None
+    return SkillDocument(
+        id=f"{normalize_id(parsed.name)}-{digest[:12]}",
+        name=parsed.name,
+        description=parsed.description,
+        version=parsed.version,
+        license=parsed.license,
+        compatibility=parsed.compatibility,
+        tags=parsed.tags,
+        allowed_tools=parsed.allowed_tools,
+        references=parsed.references,
+        trigger=parsed.trigger,
+        hint=parsed.hint,
+        metadata=parsed.metadata,
+        body=parsed.body,
+        path=path,
+        hash=digest,
+        last_modified=last_modified,
+        triggers=parsed.triggers,
+        kind=kind,
+    )
+
+
+def read_crate_document(path: Path) -> SkillDocument | None:
+    """One file as the crate indexes it, or None where the crate skips it (any read, UTF-8 or
+    parse error)."""
+    try:
+        data = path.read_bytes()
+        content = data.decode("utf-8")
+        parsed = parse_instruction_markdown(path, content)
+    except (OSError, UnicodeDecodeError, SkillError):
+        return None
+    return document_from_parsed(parsed, path, data)
+
+
+class SkillIndex:
+    """Documents sorted by (name, path), with the crate's lookups and incremental updates."""
+
+    def __init__(self, documents: Iterable[SkillDocument] = ()) -> None:
+        self._docs = sorted(documents, key=SkillDocument.sort_key)
+        self._keys = [d.sort_key() for d in self._docs]
+        self.version = 0  # bumped on every change; search structures rebuild or follow it
+        self._listeners: list[Any] = []
+
+    # the crate's API
+    def is_empty(self) -> bool:
+        return not self._docs
+
+    def len(self) -> int:
+        return len(self._docs)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __iter__(self) -> Iterator[SkillDocument]:
+        return iter(self._docs)
+
+    def skills(self) -> list[SkillDocument]:
+        return list(self._docs)
+
+    def summaries(self) -> list[SkillSummary]:
+        return [d.summary() for d in self._docs]
+
+    def find_by_name(self, name: str) -> SkillDocument | None:
+        return next((d for d in self._docs if d.name == name), None)
+
+    def find_by_id(self, skill_id: str) -> SkillDocument | None:
+        return next((d for d in self._docs if d.id == skill_id), None)
+
+    # past the crate
+    def find_by_path(self, path: str | os.PathLike[str]) -> SkillDocument | None:
+        target = path_sort_key(path)
+        return next((d for d in self._docs if path_sort_key(d.path) == target), None)
+
+    def remove(self, path: str | os.PathLike[str]) -> SkillDocument | None:
+        """Drop the document read from `path`, if any."""
+        target = path_sort_key(path)
+        for i, doc in enumerate(self._docs):
+            if path_sort_key(doc.path) == target:
+                del self._docs[i]
+                del self._keys[i]
+                self._changed("remove", doc)
+                return doc
+        return None
+
+    def upsert(self, document: SkillDocument) -> None:
+        """Add a document, replacing the one read from the same path."""
+        self.remove(document.path)
+        key = document.sort_key()
+        at = bisect.bisect_right(self._keys, key)
+        self._docs.insert(at, document)
+        self._keys.insert(at, key)
+        self._changed("add", document)
+
+    def subscribe(self, listener: Any) -> None:
+        """`listener(change, document)` is called after each upsert or remove."""
+        self._listeners.append(listener)
+
+    def _changed(self, change: str, document: SkillDocument) -> None:
+        self.version += 1
+        for listener in self._listeners:
+            listener(change, document)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SkillIndex) and self._docs == other._docs
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def load_skill_index(root: str | os.PathLike[str]) -> SkillIndex:
+    """The crate's index of `root`: skill files and convention files (raises InvalidSkillsRoot)."""
+    paths = discover_instruction_files(root)
+    return SkillIndex(doc for doc in map(read_crate_document, paths) if doc is not None)
+
+
+def _project_local(path: Path, root: Path) -> bool:
+    parts = path_sort_key(path)
+    return any(
+        parts[: len(p)] == p
+        for p in (path_sort_key(root / ".skills"), path_sort_key(root / ".claude/skills"))
+    )
+
+
+def load_skill_index_with_extras(
+    root: str | os.PathLike[str], extra_dirs: Sequence[str | os.PathLike[str]]
+) -> SkillIndex:
+    """The crate's index with extra skill folders: documents are de-duplicated by name in path
+    order, a project-local one (under `root/.skills` or `root/.claude/skills`) replacing an
+    earlier non-local one."""
+    base = Path(root)
+    paths = discover_instruction_files(base)
+    for extra in extra_dirs:
+        paths.extend(discover_skill_files_in(Path(extra)))
+    ordered = sorted(set(paths), key=path_sort_key)
+    kept: dict[str, SkillDocument] = {}
+    for path in ordered:
+        doc = read_crate_document(path)
+        if doc is None:
+            continue
+        current = kept.get(doc.name)
+        if current is None or (_project_local(doc.path, base) and not _project_local(current.path, base)):
+            kept[doc.name] = doc
+    return SkillIndex(kept.values())
+
+
+def discover_skill_files_in(folder: Path) -> list[Path]:
+    """Skill files of an extra folder (the crate walks it like `.skills/`)."""
+    if not folder.is_dir():
+        return []
+    from skills_lsp.core.discovery import _has_support_component, _regular_files
+
+    found = [Path(e.path) for e in _regular_files(folder)]
+    return [p for p in found if p.suffix == ".md" and not _has_support_component(p)]
+
+
+# --- the workspace index: every layout ------------------------------------------------------------
+
+
+def _split_tools(text: str) -> list[str]:
+    from skills_lsp.core.rules.edits import split_tools
+
+    return split_tools(text)
+
+
+def _lenient_strings(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [t for t in (rust_trim(str(v)) for v in value if v is not None) if t]
+    return _split_tools(str(value))
+
+
+def parsed_from_document(doc: Document) -> ParsedSkill | None:
+    """A SKILL.md read the agentskills way, leniently: None without a usable name and description."""
+    if doc.root is None or doc.root.kind != "mapping" or doc.close_line is None:
+        return None
+    values: dict[str, Any] = {}
+    for pair in doc.pairs:
+        values.setdefault(pair.name, pair.value)
+
+    def text(key: str) -> str | None:
+        node = values.get(key)
+        if node is None or node.kind != "scalar" or node.is_null:
+            return None
+        return str(node.value)
+
+    name = rust_trim(text("name") or "")
+    description = rust_trim(text("description") or "")
+    if not name or not description:
+        return None
+    metadata_node = values.get("metadata")
+    metadata = to_python(metadata_node) if metadata_node is not None else {}
+    tools_node = values.get("allowed-tools")
+    tags_node = values.get("tags")
+    return ParsedSkill(
+        name=name,
+        description=description,
+        version=text("version"),
+        license=text("license"),
+        compatibility=text("compatibility"),
+        tags=_lenient_strings(to_python(tags_node)) if tags_node is not None else [],
+        allowed_tools=_lenient_strings(to_python(tools_node)) if tools_node is not None else [],
+        metadata=metadata if isinstance(metadata, dict) else {},
+        body=doc.body,
+    )
+
+
+def read_workspace_document(path: Path, kind: FileKind) -> SkillDocument | None:
+    """One file of the workspace index: agentskills files leniently, the rest as the crate does."""
+    if kind is not FileKind.AGENT_SKILL:
+        doc = read_crate_document(path)
+        if doc is not None:
+            doc.kind = kind
+        return doc
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    parsed = parsed_from_document(parse_text(text))
+    if parsed is None:
+        try:  # a SKILL.md the crate itself can read still belongs in the index
+            parsed = parse_skill_markdown(path, text)
+        except SkillError:
+            return None
+    return document_from_parsed(parsed, path, data, kind)
+
+
+def load_workspace_index(
+    root: str | os.PathLike[str],
+    roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> SkillIndex:
+    """Every skill of a workspace in one index: agentskills, adk-skill and convention files."""
+    files = discover_workspace(root, roots, max_depth)
+    docs = (read_workspace_document(Path(f.path), f.kind) for f in files)
+    return SkillIndex(d for d in docs if d is not None)
+
+
+_ = discover_skill_files  # the crate's discovery, re-exported for callers of this module
