@@ -9,14 +9,19 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from skills_lsp._version import __version__
+from skills_lsp.core.catalog import to_prompt
 from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
+from skills_lsp.core.config import Config
+from skills_lsp.core.index import SkillIndex, load_skill_index, load_workspace_index
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
+from skills_lsp.core.queries import QueryResult, load_query_file, run_cases
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.edits import suggest_name
+from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, explain, select_skills
 from skills_lsp.core.validate import validate_text
 
 DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
@@ -335,6 +340,153 @@ def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _workspace(args: argparse.Namespace) -> tuple[Path, Config]:
+    """The workspace folder of an engine command and its config."""
+    root = Path(getattr(args, "root", None) or ".")
+    if not root.is_dir():
+        raise UsageError(f"not a directory: {root}")
+    config, _ = resolve_config([root])
+    return root, config
+
+
+def _index(args: argparse.Namespace) -> SkillIndex:
+    root, config = _workspace(args)
+    if getattr(args, "crate", False):
+        return load_skill_index(root)
+    return load_workspace_index(root, config.roots, config.max_depth)
+
+
+def _tags(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    index = _index(args)
+    if args.format == "json":
+        rows = []
+        for doc in index:
+            row = doc.to_json()
+            row["path"] = _display(str(doc.path))
+            rows.append(row)
+        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    out.write(f"{len(index)} skill{'s' if len(index) != 1 else ''}\n")
+    for doc in index:
+        tags = f" [{', '.join(doc.tags)}]" if doc.tags else ""
+        out.write(f"{doc.id}  {_display(str(doc.path))}{tags}\n    {doc.description[:100]}\n")
+    return 0
+
+
+def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.top_k < 0:
+        raise UsageError("--top-k must be 0 or more")
+    index = _index(args)
+    policy = SelectionPolicy(
+        args.top_k, args.min_score, _tags(args.include_tags), _tags(args.exclude_tags), args.tokenizer
+    )
+    matches = select_skills(index, args.query, policy)
+    if args.format == "json":
+        rows = [
+            {"name": m.skill.name, "path": _display(str(m.skill.path)), "id": m.skill.id, "score": m.score}
+            for m in matches
+        ]
+        if args.explain:
+            for row, match in zip(rows, matches, strict=True):
+                row["explain"] = _explain_json(args.query, index, match, args.tokenizer)
+        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    if not matches:
+        out.write(f"No skill scores {args.min_score} or more for: {args.query}\n")
+        return 0
+    for rank, match in enumerate(matches, 1):
+        out.write(f"{rank}. {match.score:8.4f}  {match.skill.name}  ({_display(str(match.skill.path))})\n")
+        if args.explain:
+            hits = _explain_json(args.query, index, match, args.tokenizer)
+            for field_name in ("name", "description", "tags", "body"):
+                tokens = hits[field_name]
+                if tokens:
+                    weight = {"name": 4.0, "description": 2.5, "tags": 2.0, "body": 1.0}[field_name]
+                    out.write(f"     {field_name:<11} x{weight}: {' '.join(tokens)}\n")
+            out.write(
+                f"     raw {hits['raw']} / sqrt({hits['unique_body_tokens']} unique body tokens) = "
+                f"{hits['raw']} / {hits['norm']:.4f} = {match.score:.4f}\n"
+            )
+    return 0
+
+
+def _explain_json(query: str, index: SkillIndex, match: SkillMatch, tokenizer: str) -> dict[str, Any]:
+    document = index.find_by_id(match.skill.id)
+    assert document is not None
+    hits = explain(query, document, "unicode" if tokenizer == "unicode" else "ascii")
+    return {
+        "name": list(hits.name),
+        "description": list(hits.description),
+        "tags": list(hits.tags),
+        "body": list(hits.body),
+        "raw": hits.raw,
+        "unique_body_tokens": hits.unique_body_tokens,
+        "norm": hits.norm,
+    }
+
+
+def cmd_prompt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    out.write(to_prompt(_index(args)) + "\n")
+    return 0
+
+
+def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    root, config = _workspace(args)
+    query_file = Path(args.query_file) if args.query_file else (config.root or root) / config.query_file
+    if not query_file.is_file():
+        raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
+    cases, problems = load_query_file(query_file)
+    index = load_workspace_index(root, config.roots, config.max_depth)
+    results = run_cases(index, cases)
+    failed = sum(not r.passed for r in results)
+    if args.format == "json":
+        payload = {
+            "passed": len(results) - failed,
+            "failed": failed,
+            "problems": [dict(p.to_json(), path=_display(p.path)) for p in problems],
+            "results": [r.to_json() for r in results],
+        }
+        out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for p in problems:
+            line, col = p.range.start.line + 1, p.range.start.character + 1
+            out.write(f"{_display(p.path)}:{line}:{col}: {p.code} {p.message}\n")
+        out.write(_results_table(results, _display(str(query_file))))
+        out.write(f"\n{len(results) - failed} passed, {failed} failed\n")
+    return 1 if failed or problems else 0
+
+
+def _results_table(results: Sequence[QueryResult], path: str) -> str:
+    def cell(match: SkillMatch | None) -> str:
+        return "-" if match is None else f"{match.skill.name} ({match.score:.3f})"
+
+    rows = [("", "line", "expected", "winner", "runner-up", "lead", "query")]
+    for r in results:
+        lead = "-" if r.lead is None else f"{r.lead:.3f}"
+        expected = " | ".join(r.case.expect) or "none"
+        rows.append(
+            (
+                "PASS" if r.passed else "FAIL",
+                str(r.case.range.start.line + 1),
+                expected,
+                cell(r.winner),
+                cell(r.runner_up),
+                lead,
+                r.case.query if len(r.case.query) <= 60 else r.case.query[:57] + "...",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1])
+    failures = [f"{path}:{r.case.range.start.line + 1}: {r.reason}" for r in results if not r.passed]
+    return "\n".join(lines) + ("\n\n" + "\n".join(failures) if failures else "") + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="skills-lsp", description="Validate, test and serve agent skills.")
     parser.add_argument("--version", action="version", version=f"skills-lsp {__version__}")
@@ -378,6 +530,43 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--dir", default=".", help="parent directory (default: .)")
     init.add_argument("--description", help="the skill's description")
     init.set_defaults(func=cmd_init)
+
+    index = sub.add_parser("index", help="list the skill index of a workspace")
+    index.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    index.add_argument("--format", choices=["text", "json"], default="text")
+    index.add_argument("--crate", action="store_true", help="only what adk-skill 0.6.0 itself indexes")
+    index.set_defaults(func=cmd_index)
+
+    select = sub.add_parser("select", help="rank skills for a request, as adk-skill scores them")
+    select.add_argument("query")
+    select.add_argument("--root", default=".", help="workspace folder (default: .)")
+    select.add_argument(
+        "--top-k", type=int, default=3, help="results to show (default 3, as `adk skills match`)"
+    )
+    select.add_argument("--min-score", type=float, default=1.0, help="lowest score shown (default 1.0)")
+    select.add_argument("--include-tags", help="only skills with one of these tags (comma-separated)")
+    select.add_argument("--exclude-tags", help="never skills with one of these tags (comma-separated)")
+    select.add_argument(
+        "--tokenizer",
+        choices=["ascii", "unicode"],
+        default="ascii",
+        help="ascii (adk-skill's) or unicode letters and digits",
+    )
+    select.add_argument("--crate", action="store_true", help="only what adk-skill 0.6.0 itself indexes")
+    select.add_argument("--format", choices=["text", "json"], default="text")
+    select.add_argument("--explain", action="store_true", help="show which tokens hit which field")
+    select.set_defaults(func=cmd_select)
+
+    prompt = sub.add_parser("prompt", help="print the <available_skills> catalog")
+    prompt.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    prompt.add_argument("--crate", action="store_true", help="only what adk-skill 0.6.0 itself indexes")
+    prompt.set_defaults(func=cmd_prompt)
+
+    test = sub.add_parser("test", help="run routing tests: does each request select the right skill?")
+    test.add_argument("query_file", nargs="?", help="test-query file (default: query-file from the config)")
+    test.add_argument("--root", default=".", help="workspace folder (default: .)")
+    test.add_argument("--format", choices=["text", "json"], default="text")
+    test.set_defaults(func=cmd_test)
     return parser
 
 

@@ -22,6 +22,7 @@ from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, 
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
+from skills_lsp.core.tool_registry import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.validate import (
     DEFAULT_CONFIG,
     check_document,
@@ -140,8 +141,42 @@ def expand_targets(
     return ordered, problems
 
 
+@dataclass
+class Manifest:
+    """The workspace's tool manifest, if it has one, and the digest that keys cached results."""
+
+    registry: StaticToolRegistry | None = None
+    digest: str = "-"
+    path: Path | None = None
+
+
+def workspace_root(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
+    """Where workspace files (tool manifest, test queries) live: the config's folder, else the
+    first folder checked."""
+    if config.root is not None:
+        return config.root
+    first = Path(targets[0]) if targets else Path.cwd()
+    return first if first.is_dir() else first.parent
+
+
+def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
+    path = root / config.tool_manifest
+    if not path.is_file():
+        return Manifest(), []
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = b""
+    registry, problems = load_tool_manifest(path)
+    return Manifest(registry, hashlib.sha256(data).hexdigest(), path), problems
+
+
 def check_file(
-    item: SkillFile, config: Config, profile: str | None, cache: CheckCache | None
+    item: SkillFile,
+    config: Config,
+    profile: str | None,
+    cache: CheckCache | None,
+    manifest: Manifest | None = None,
 ) -> tuple[list[Finding], NamedSkill, bool]:
     """Findings for one file (from the cache when the file and its probes are unchanged).
 
@@ -171,7 +206,8 @@ def check_file(
             except OSError as exc:
                 return unreadable(exc)
             digest = hashlib.sha256(data).hexdigest()
-        key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}"
+        tools_digest = manifest.digest if manifest is not None else "-"
+        key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}:{tools_digest}"
         hit = cache.get(item.path, key)
         if hit is not None:
             if hit.get("stamp") != stamp:
@@ -193,8 +229,10 @@ def check_file(
         probes[str(p)] = result
         return result
 
+    tools = manifest.registry if manifest is not None else None
+    doc = parse_bytes(data)
     result = check_document(
-        parse_bytes(data), item.path, kind=item.kind, profile=chosen, config=config, exists=exists
+        doc, item.path, kind=item.kind, profile=chosen, config=config, exists=exists, tools=tools
     )
     named = _named(result.context, item)
     if cache is not None:
@@ -246,10 +284,7 @@ def resolve_config(
 
 
 def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
-    if config.root is not None:
-        return config.root / CACHE_DIR_NAME
-    first = Path(targets[0]) if targets else Path.cwd()
-    return (first if first.is_dir() else first.parent) / CACHE_DIR_NAME
+    return workspace_root(targets, config) / CACHE_DIR_NAME
 
 
 def check_paths(
@@ -262,12 +297,13 @@ def check_paths(
 ) -> CheckResult:
     """Check every target. `cache_dir=None` disables the cache."""
     files, problems = expand_targets(targets, config)
+    manifest, manifest_problems = load_manifest(workspace_root(targets, config), config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
-    result = CheckResult(findings=list(problems), files=files)
+    result = CheckResult(findings=[*problems, *manifest_problems], files=files)
     named: list[NamedSkill] = []
     total = len(files)
     for index, item in enumerate(files, 1):
-        findings, skill, hit = check_file(item, config, profile, cache)
+        findings, skill, hit = check_file(item, config, profile, cache, manifest)
         result.findings.extend(findings)
         result.cached += hit
         named.append(skill)

@@ -679,3 +679,37 @@ def _plain_value_extent(
         if comment:
             break
     return " ".join(p for p in parts if p), end_line, end_col
+
+
+def parse_yaml_file(text: str) -> tuple[YamlNode | None, list[Problem]]:
+    """A whole YAML file (a tool manifest, a query file) with the frontmatter's guard rails:
+    ranges are file positions; problems never raise."""
+    text = text.removeprefix(BOM)
+    lines = split_lines(text)
+    if len(text) > MAX_FILE_BYTES:
+        return None, [Problem(P_FILE_TOO_LARGE, "File is too large to read.", Range.point(0, 0))]
+    deep = _too_deep(lines)
+    if deep is not None:
+        message = f"The file nests deeper than {MAX_NESTING} levels; it is not read."
+        return None, [Problem(P_TOO_DEEP, message, Range.of(deep, 0, deep, len(lines[deep])))]
+    if not any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines):
+        return None, [Problem(P_EMPTY, "The file is empty.", Range.point(0, 0))]
+    source = "".join(f"{ln}\n" for ln in lines)
+    return parse_yaml(source, lines, 0, max(len(lines) - 1, 0))
+
+
+def node_at(node: YamlNode, path: list[Any]) -> YamlNode:
+    """The node a JSON path (keys and list indexes) points at, as deep as the tree allows."""
+    for step in path:
+        if node.kind == "alias" and node.target is not None:
+            node = node.target
+        if node.kind == "sequence" and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+        elif node.kind == "mapping":
+            match = next((p for p in node.value if p.name == step), None)
+            if match is None:
+                break
+            node = match.value
+        else:
+            break
+    return node

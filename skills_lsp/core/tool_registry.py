@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import Document, parse_text, to_python
+from skills_lsp.core.frontmatter import YamlNode, node_at, parse_yaml_file, to_python
 from skills_lsp.core.model import Finding, Range, Severity
 
 MANIFEST_CODE = "SK002"
@@ -62,11 +62,6 @@ class StaticToolRegistry:
         return name in self._tools
 
 
-def _as_yaml_document(text: str) -> Document:
-    # Reuse the frontmatter parser (positions, guard rails) by wrapping the file as frontmatter.
-    return parse_text("---\n" + text + ("\n" if not text.endswith("\n") else "") + "---\n")
-
-
 def load_tool_manifest(path: str | Path) -> tuple[StaticToolRegistry, list[Finding]]:
     """Read a manifest; an unreadable or malformed one gives an empty registry and findings."""
     file = Path(path)
@@ -93,35 +88,21 @@ def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[
             problem(f"Invalid JSON: {exc.msg}.", Range.point(exc.lineno - 1, exc.colno - 1))
             return StaticToolRegistry(), problems
         return _from_data(data, None, path, problems)
-    doc = _as_yaml_document(text)
-    for p in doc.problems:  # shift back: the wrapper added one line at the top
-        start, end = p.range.start, p.range.end
-        rng = Range.of(max(start.line - 1, 0), start.character, max(end.line - 1, 0), end.character)
-        problem(p.message.replace("Frontmatter", "The manifest"), rng)
-    if doc.root is None or problems:
+    root, yaml_problems = parse_yaml_file(text)
+    for p in yaml_problems:
+        problem(p.message.replace("Frontmatter", "The manifest"), p.range)
+    if root is None or problems:
         return StaticToolRegistry(), problems
-    return _from_data(to_python(doc.root), doc, path, problems)
+    return _from_data(to_python(root), root, path, problems)
 
 
 def _from_data(
-    data: Any, doc: Document | None, path: str, problems: list[Finding]
+    data: Any, root: YamlNode | None, path: str, problems: list[Finding]
 ) -> tuple[StaticToolRegistry, list[Finding]]:
     from jsonschema import Draft202012Validator
 
     def where(json_path: list[Any]) -> Range:
-        if doc is None or doc.root is None:
-            return Range.point(0, 0)
-        node = doc.root
-        for step in json_path:
-            if node.kind == "mapping":
-                found = next((p for p in node.pairs if p.name == step), None)
-                if found is None:
-                    break
-                node = found.value
-            elif node.kind == "sequence" and isinstance(step, int) and step < len(node.items):
-                node = node.items[step]
-        r = node.range
-        return Range.of(r.start.line - 1, r.start.character, r.end.line - 1, r.end.character)
+        return node_at(root, json_path).range if root is not None else Range.point(0, 0)
 
     validator = Draft202012Validator(schema.load_schema(MANIFEST_SCHEMA))
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])

@@ -14,6 +14,7 @@ from skills_lsp.core.frontmatter import Document, parse_bytes, parse_text
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
 from skills_lsp.core.profiles import DEFAULT_PROFILE, Profile, get_profile
 from skills_lsp.core.rules import RULES, Rule, RuleContext
+from skills_lsp.core.tool_registry import ToolRegistry
 
 DEFAULT_CONFIG = Config()
 
@@ -97,12 +98,15 @@ def check_document(
     profile: str | Profile | None = None,
     config: Config = DEFAULT_CONFIG,
     exists: Callable[[Path], bool] | None = None,
+    tools: ToolRegistry | None = None,
 ) -> DocumentResult:
-    """Findings for one parsed document, plus the context the workspace rules reuse."""
+    """Findings for one parsed document, plus the context the workspace rules reuse.
+
+    `tools` is the host's tool manifest: with it, `allowed-tools` entries are checked (SK505)."""
     file_path = Path(path)
     kind = kind or kind_of(file_path)
     chosen = resolve_profile(file_path, kind, profile, config)
-    ctx = RuleContext(file_path, doc, kind, chosen)
+    ctx = RuleContext(file_path, doc, kind, chosen, tools=tools)
     if exists is not None:
         ctx.exists = exists
     findings: list[Finding] = []
@@ -122,9 +126,11 @@ def validate_text(
     kind: FileKind | None = None,
     profile: str | Profile | None = None,
     config: Config = DEFAULT_CONFIG,
+    tools: ToolRegistry | None = None,
 ) -> list[Finding]:
     """Findings for a document held in memory (an editor buffer)."""
-    return check_document(parse_text(text), path, kind=kind, profile=profile, config=config).findings
+    doc = parse_text(text)
+    return check_document(doc, path, kind=kind, profile=profile, config=config, tools=tools).findings
 
 
 def validate_file(
@@ -133,6 +139,7 @@ def validate_file(
     profile: str | Profile | None = None,
     config: Config = DEFAULT_CONFIG,
     kind: FileKind | None = None,
+    tools: ToolRegistry | None = None,
 ) -> list[Finding]:
     """Findings for one file on disk. An unreadable file is a finding, not an exception."""
     try:
@@ -147,4 +154,6 @@ def validate_file(
                 Range.point(0, 0),
             )
         ]
-    return check_document(parse_bytes(data), path, kind=kind, profile=profile, config=config).findings
+    return check_document(
+        parse_bytes(data), path, kind=kind, profile=profile, config=config, tools=tools
+    ).findings

@@ -155,7 +155,7 @@ def test_examples_workspace_reports_the_labelled_mistakes() -> None:
     for row in rows:
         by_skill.setdefault(Path(row["path"]).parent.name, set()).add(row["code"])
     assert set(by_skill) == {"broken-name-mismatch", "broken-yaml", "broken-references"}
-    assert by_skill["broken-name-mismatch"] == {"SK204", "SK205", "SK208", "SK401", "SK501"}
+    assert by_skill["broken-name-mismatch"] == {"SK204", "SK205", "SK208", "SK401", "SK501", "SK505"}
     assert by_skill["broken-yaml"] == {"SK104"}
     assert by_skill["broken-references"] == {"SK303", "SK403", "SK603", "SK605", "SK606"}
 
@@ -176,3 +176,93 @@ def test_rule_reference_doc_is_current() -> None:
     assert (REPO / "docs" / "rules.md").read_text(encoding="utf-8") == out, (
         "regenerate: skills-lsp rules --format markdown > docs/rules.md"
     )
+
+
+# --- engine commands -----------------------------------------------------------------------------
+
+PARITY_WS = REPO.parent / "shared" / "parity" / "workspace"
+
+
+def test_select_json_and_explain() -> None:
+    code, out, _ = run(
+        "select", "fill in the pdf form from json data", "--root", str(EXAMPLES), "--format", "json"
+    )
+    rows = json.loads(out)
+    assert code == 0 and rows[0]["name"] == "pdf-form-filling"
+    assert set(rows[0]) == {"name", "path", "id", "score"} and rows[0]["id"].startswith("pdf-form-filling-")
+    code, out, _ = run(
+        "select", "pdf form", "--root", str(EXAMPLES), "--explain", "--top-k", "1", "--min-score", "0"
+    )
+    assert code == 0 and out.startswith("1. ") and "name        x4.0: pdf form" in out
+    assert "unique body tokens" in out
+
+
+def test_select_policy_options() -> None:
+    _, out, _ = run("select", "weather", "--root", str(EXAMPLES), "--min-score", "99")
+    assert out.startswith("No skill scores 99.0 or more")
+    _, out, _ = run(
+        "select", "tickets", "--root", str(EXAMPLES), "--exclude-tags", "SUPPORT", "--format", "json"
+    )
+    assert "ticket-triage" not in {r["name"] for r in json.loads(out)}
+    assert run("select", "x", "--root", str(EXAMPLES / "nope"))[0] == 2
+    assert run("select", "x", "--root", str(EXAMPLES), "--top-k", "-1")[0] == 2
+
+
+@pytest.mark.skipif(not PARITY_WS.is_dir(), reason="shared/parity not present")
+def test_index_crate_json_matches_the_crate_fields() -> None:
+    _, out, _ = run("index", str(PARITY_WS), "--crate", "--format", "json")
+    rows = json.loads(out)
+    assert len(rows) == 48
+    assert list(rows[0]) == [
+        "id",
+        "name",
+        "description",
+        "version",
+        "license",
+        "compatibility",
+        "tags",
+        "allowed_tools",
+        "references",
+        "trigger",
+        "hint",
+        "metadata",
+        "body",
+        "path",
+        "hash",
+        "last_modified",
+        "triggers",
+    ]
+
+
+def test_index_text_lists_every_layout() -> None:
+    code, out, _ = run("index", str(EXAMPLES))
+    assert code == 0 and out.startswith("14 skills\n")  # broken-yaml cannot be read
+    for name in ("pdf-form-filling-", "code-search-", "agents-", "claude-", "gemini-"):
+        assert name in out
+
+
+def test_prompt_catalog() -> None:
+    code, out, _ = run("prompt", str(EXAMPLES))
+    assert code == 0 and out.startswith("<available_skills>\n<skill>\n<name>\n")
+    assert out.endswith("</available_skills>\n") and out.count("<skill>") == 14
+
+
+def test_test_command_reports_a_table_and_fails_on_a_failing_case() -> None:
+    code, out, _ = run("test", "--root", str(EXAMPLES))
+    assert code == 1
+    assert "PASS  6     pdf-form-filling" in out
+    assert "FAIL  31    none" in out and "skill-queries.yaml:31: expected no skill" in out
+    assert out.endswith("\n11 passed, 1 failed\n")
+    code, out, _ = run("test", "--root", str(EXAMPLES), "--format", "json")
+    data = json.loads(out)
+    assert (data["passed"], data["failed"], data["problems"]) == (11, 1, [])
+    failing = next(r for r in data["results"] if not r["passed"])
+    assert failing["id"] == "stop-words-lexical" and failing["range"]["start"]["line"] == 30
+
+
+def test_test_command_errors(tmp_path: Path) -> None:
+    assert run("test", "--root", str(tmp_path))[0] == 2  # no query file
+    bad = tmp_path / "q.yaml"
+    bad.write_text("cases:\n  - query: x\n", encoding="utf-8")
+    code, out, _ = run("test", str(bad), "--root", str(tmp_path))
+    assert code == 1 and "q.yaml:2:5: SK003 'expect' is a required property." in out

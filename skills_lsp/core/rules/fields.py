@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import YamlNode, to_python
+from skills_lsp.core.frontmatter import YamlNode, node_at, to_python
 from skills_lsp.core.model import Fix, Severity
 from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import move_under_metadata, replace
@@ -63,23 +63,6 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-def _node_at(node: YamlNode, path: list[Any]) -> YamlNode:
-    """The node a JSON-Schema error path points at (as deep as the tree allows)."""
-    for step in path:
-        if node.kind == "alias" and node.target is not None:
-            node = node.target
-        if node.kind == "sequence" and isinstance(step, int) and step < len(node.value):
-            node = node.value[step]
-        elif node.kind == "mapping":
-            match = next((p for p in node.value if p.name == step), None)
-            if match is None:
-                break
-            node = match.value
-        else:
-            break
-    return node
-
-
 def _schema_value(ctx: RuleContext, node: YamlNode, field_schema: dict[str, Any]) -> Any:
     if node.kind == "scalar" and (
         ctx.profile.strings_only or (schema.accepts_string(field_schema) and not node.is_null)
@@ -114,7 +97,7 @@ def invalid_value(ctx: RuleContext) -> Iterator[Report]:
                 continue
             if key in _RULE_OWNED_TYPES and not error.absolute_path and error.validator in ("type", "anyOf"):
                 continue
-            node = _node_at(pair.value, list(error.absolute_path))
+            node = node_at(pair.value, list(error.absolute_path))
             yield Report(node.range, f"`{key}{json_path(error.absolute_path)}`: {_describe(error)}")
 
 

@@ -42,6 +42,7 @@ class RuleContext:
     kind: FileKind
     profile: Profile
     exists: Callable[[Path], bool] = field(default=lambda p: p.exists())
+    tools: ToolRegistry | None = None  # the host's tool manifest, when the workspace has one
     memo: dict[str, Any] = field(default_factory=dict)  # work shared by several rules
 
     @property
@@ -108,3 +109,4 @@ def rule(
 
 # Profile is defined in profiles.py, which needs nothing from here at import time.
 from skills_lsp.core.profiles import Profile  # noqa: E402
+from skills_lsp.core.tool_registry import ToolRegistry  # noqa: E402

@@ -259,3 +259,22 @@ def tab_in_plain_value(ctx: RuleContext) -> Iterator[Report]:
         tail = lines[end.line][end.character :].split(" #", 1)[0]
         if "\t" in text[start.character :] or "\t" in tail:
             yield Report(value.range, "Tab in an unquoted value; use spaces or quote the value.")
+
+
+@rule("SK002", "invalid-tool-manifest", E, "The tool manifest is invalid")
+def invalid_tool_manifest(ctx: RuleContext) -> Iterator[Report]:
+    """The tool manifest (`skill-tools.yaml`, or `tool-manifest` in `[tool.skills-lsp]`) is not
+    valid YAML or JSON, or does not match `schema/tool-registry.schema.json`: a top-level `tools:`
+    list of `{name, description?, parameters?, source?}`. A tool listed twice is a warning.
+    Reported by the manifest loader, on the manifest file."""
+    return iter(())
+
+
+@rule("SK003", "invalid-test-queries", E, "The test-query file is invalid")
+def invalid_test_queries(ctx: RuleContext) -> Iterator[Report]:
+    """The test-query file (`skill-queries.yaml`, or `query-file` in `[tool.skills-lsp]`) is not
+    valid YAML or JSON, or does not match `schema/skill-queries.schema.json`: `cases:` of `query`
+    and `expect` (a skill name, a list of names, or `none`) with optional `top_k`, `min_score`,
+    `include_tags`, `exclude_tags` and `margin`, and optional shared `defaults`. Cases with
+    problems are skipped; the others still run. Reported by the query-file loader."""
+    return iter(())

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 
 from skills_lsp.core.frontmatter import YamlPair
-from skills_lsp.core.model import Fix, Severity, TextEdit
-from skills_lsp.core.rules.edits import pair_lines, split_tools, yaml_string
+from skills_lsp.core.model import Fix, Range, Severity, TextEdit
+from skills_lsp.core.rules.edits import pair_lines, replace, split_tools, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
 
@@ -132,3 +133,68 @@ def allowed_tools_duplicate(ctx: RuleContext) -> Iterator[Report]:
         dupes = sorted({t for t in tools if tools.count(t) > 1})
         if dupes:
             yield Report(pair.value.range, f"Listed twice in `allowed-tools`: {', '.join(dupes)}.")
+
+
+def tool_name(entry: str) -> str:
+    """The tool an `allowed-tools` entry names: `Bash(git:*)` names `Bash`."""
+    return entry.split("(", 1)[0].strip()
+
+
+def tool_entries(ctx: RuleContext) -> list[tuple[str, Range]]:
+    """Each `allowed-tools` entry with the range where it is written."""
+    pair = _tools(ctx)
+    if pair is None:
+        return []
+    value = pair.value
+    if value.kind == "sequence":
+        return [
+            (str(i.value).strip(), i.range)
+            for i in value.items
+            if i.kind == "scalar" and str(i.value).strip()
+        ]
+    if value.kind != "scalar":
+        return []
+    entries = split_tools(str(value.value))
+    start, end = value.range.start, value.range.end
+    if start.line != end.line:
+        return [(e, value.range) for e in entries]
+    line = ctx.doc.lines[start.line]
+    found: list[tuple[str, Range]] = []
+    at = start.character
+    for entry in entries:
+        col = line.find(entry, at, end.character)
+        if col < 0:
+            found.append((entry, value.range))
+            continue
+        found.append((entry, Range.of(start.line, col, start.line, col + len(entry))))
+        at = col + len(entry)
+    return found
+
+
+@rule(
+    "SK505",
+    "unknown-tool",
+    Severity.ERROR,
+    "`allowed-tools` names a tool the tool manifest does not list",
+    fixable=True,
+)
+def unknown_tool(ctx: RuleContext) -> Iterator[Report]:
+    """With a tool manifest (`skill-tools.yaml`, or `tool-manifest` in `[tool.skills-lsp]`), every
+    tool a skill asks for must be one the host really binds. Otherwise the ContextCoordinator
+    refuses the skill in strict mode, or the model is told of a tool it cannot call (the
+    "phantom tool" failure). `Bash(git:*)` asks for `Bash`. Names are case-sensitive.
+
+    Checked only when the workspace has a tool manifest."""
+    if ctx.tools is None:
+        return
+    available = ctx.tools.available_tools()
+    for entry, rng in tool_entries(ctx):
+        name = tool_name(entry)
+        if not name or ctx.tools.resolve(name) is not None:
+            continue
+        close = [t for t in available if t.lower() == name.lower()] or difflib.get_close_matches(
+            name, available, n=1
+        )
+        hint = f"; did you mean `{close[0]}`?" if close else "."
+        fixes = (replace(f"Change to `{close[0]}`", rng, entry.replace(name, close[0], 1)),) if close else ()
+        yield Report(rng, f"Tool `{name}` is not in the tool manifest{hint}", fixes)

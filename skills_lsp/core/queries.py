@@ -1,0 +1,203 @@
+"""Routing tests: requests and the skill each should select, run against an index.
+
+A test-query file (`skill-queries.yaml` by default, `schema/skill-queries.schema.json`) holds
+`defaults` (policy shared by every case) and `cases`: `query`, `expect` (a name, a list of
+acceptable names, or `none`), and optional `top_k`, `min_score`, `include_tags`, `exclude_tags`
+and `margin` (the lead the expected skill needs over the runner-up). Every case keeps its source
+range so editors can put a result next to it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skills_lsp.core import schema
+from skills_lsp.core.frontmatter import YamlNode, node_at, parse_yaml_file, to_python
+from skills_lsp.core.index import SkillIndex
+from skills_lsp.core.model import Finding, Range, Severity
+from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, f32, select_skills
+
+QUERIES_CODE = "SK003"
+QUERIES_SCHEMA = "skill-queries.schema.json"
+_NONE_WORDS = frozenset({"none", "None", "NONE"})
+
+Selector = Callable[[SkillIndex, str, SelectionPolicy], list[SkillMatch]]
+
+
+@dataclass(frozen=True)
+class QueryCase:
+    query: str
+    expect: tuple[str, ...]  # empty: no skill should be selected
+    top_k: int = 1
+    min_score: float = 1.0
+    include_tags: tuple[str, ...] = ()
+    exclude_tags: tuple[str, ...] = ()
+    margin: float | None = None
+    id: str | None = None
+    range: Range = field(default=Range.point(0, 0), compare=False)  # the case's `query` text
+
+    @property
+    def expects_none(self) -> bool:
+        return not self.expect
+
+    def policy(self) -> SelectionPolicy:
+        # Two results at least, to report the runner-up.
+        return SelectionPolicy(
+            max(self.top_k, 2), self.min_score, list(self.include_tags), list(self.exclude_tags)
+        )
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    case: QueryCase
+    matches: tuple[SkillMatch, ...]
+    passed: bool
+    reason: str
+
+    @property
+    def winner(self) -> SkillMatch | None:
+        return self.matches[0] if self.matches else None
+
+    @property
+    def runner_up(self) -> SkillMatch | None:
+        return self.matches[1] if len(self.matches) > 1 else None
+
+    @property
+    def lead(self) -> float | None:
+        if self.winner is None:
+            return None
+        return self.winner.score - (self.runner_up.score if self.runner_up else 0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        def match(m: SkillMatch | None) -> dict[str, Any] | None:
+            return None if m is None else {"name": m.skill.name, "path": str(m.skill.path), "score": m.score}
+
+        return {
+            "query": self.case.query,
+            "id": self.case.id,
+            "expect": list(self.case.expect) or None,
+            "winner": match(self.winner),
+            "runner_up": match(self.runner_up),
+            "lead": self.lead,
+            "passed": self.passed,
+            "reason": self.reason,
+            "range": self.case.range.to_json(),
+        }
+
+
+def run_case(index: SkillIndex, case: QueryCase, select: Selector = select_skills) -> QueryResult:
+    matches = tuple(select(index, case.query, case.policy()))
+    if case.expects_none:
+        if matches:
+            return QueryResult(
+                case, matches, False, f"expected no skill, but `{matches[0].skill.name}` is selected"
+            )
+        return QueryResult(case, matches, True, "no skill selected, as expected")
+    names = [m.skill.name for m in matches[: case.top_k]]
+    hit = next((i for i, name in enumerate(names) if name in case.expect), None)
+    wanted = " or ".join(f"`{n}`" for n in case.expect)
+    if hit is None:
+        if not matches:
+            return QueryResult(
+                case, matches, False, f"expected {wanted}, but no skill scores {case.min_score} or more"
+            )
+        where = "first" if case.top_k == 1 else f"in the top {case.top_k}"
+        return QueryResult(case, matches, False, f"expected {wanted} {where}, got `{matches[0].skill.name}`")
+    if case.margin is not None:
+        if hit != 0:
+            return QueryResult(case, matches, False, f"a margin needs {wanted} first; it is number {hit + 1}")
+        runner = matches[1].score if len(matches) > 1 else 0.0
+        lead = matches[0].score - runner
+        if lead < f32(case.margin):
+            return QueryResult(
+                case, matches, False, f"leads by {lead:.3f}, less than the margin {case.margin}"
+            )
+    return QueryResult(case, matches, True, "selected as expected")
+
+
+def run_cases(
+    index: SkillIndex, cases: list[QueryCase], select: Selector = select_skills
+) -> list[QueryResult]:
+    return [run_case(index, case, select) for case in cases]
+
+
+def _expect(value: Any) -> tuple[str, ...]:
+    if value is None or (isinstance(value, str) and value in _NONE_WORDS):
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+def load_query_file(path: str | Path) -> tuple[list[QueryCase], list[Finding]]:
+    """Cases and problems (code SK003, with positions) of a test-query file; never raises."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        message = f"Cannot read the test-query file: {exc}."
+        return [], [Finding(str(file), QUERIES_CODE, Severity.ERROR, message, Range.point(0, 0))]
+    return parse_query_file(text, str(file))
+
+
+def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Finding]]:
+    problems: list[Finding] = []
+    root: YamlNode | None = None
+    if path.endswith(".json"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            rng = Range.point(exc.lineno - 1, exc.colno - 1)
+            return [], [Finding(path, QUERIES_CODE, Severity.ERROR, f"Invalid JSON: {exc.msg}.", rng)]
+    else:
+        root, yaml_problems = parse_yaml_file(text)
+        for p in yaml_problems:
+            problems.append(
+                Finding(
+                    path, QUERIES_CODE, Severity.ERROR, p.message.replace("Frontmatter", "The file"), p.range
+                )
+            )
+        if root is None:
+            return [], problems
+        data = to_python(root)
+
+    def where(json_path: list[Any]) -> Range:
+        return node_at(root, json_path).range if root is not None else Range.point(0, 0)
+
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema.load_schema(QUERIES_SCHEMA))
+    bad_cases: set[int] = set()
+    for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        path_parts = list(error.absolute_path)
+        if len(path_parts) >= 2 and path_parts[0] == "cases" and isinstance(path_parts[1], int):
+            bad_cases.add(path_parts[1])
+        elif path_parts[:1] == ["defaults"] or not path_parts:
+            bad_cases.add(-1)
+        problems.append(Finding(path, QUERIES_CODE, Severity.ERROR, f"{error.message}.", where(path_parts)))
+    if not isinstance(data, dict) or -1 in bad_cases:
+        return [], problems
+    defaults = data.get("defaults") or {}
+    cases: list[QueryCase] = []
+    for i, entry in enumerate(data.get("cases") or []):
+        if i in bad_cases or not isinstance(entry, dict):
+            continue
+        merged = {**defaults, **entry}
+        cases.append(
+            QueryCase(
+                query=str(entry["query"]),
+                expect=_expect(entry["expect"]),
+                top_k=int(merged.get("top_k", 1)),
+                min_score=float(merged.get("min_score", 1.0)),
+                include_tags=tuple(merged.get("include_tags", ())),
+                exclude_tags=tuple(merged.get("exclude_tags", ())),
+                margin=float(merged["margin"]) if merged.get("margin") is not None else None,
+                id=entry.get("id"),
+                range=where(["cases", i, "query"]),
+            )
+        )
+    return cases, problems

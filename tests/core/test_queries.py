@@ -1,0 +1,117 @@
+"""Routing tests: the query file format, its errors with positions, and pass/fail semantics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skills_lsp.core.index import SkillDocument, SkillIndex
+from skills_lsp.core.model import FileKind, Range
+from skills_lsp.core.queries import QueryCase, load_query_file, parse_query_file, run_case
+
+
+def doc(name: str, description: str, body: str = "", tags: tuple[str, ...] = ()) -> SkillDocument:
+    return SkillDocument(
+        id=f"{name}-000000000000",
+        name=name,
+        description=description,
+        version=None,
+        license=None,
+        compatibility=None,
+        tags=list(tags),
+        allowed_tools=[],
+        references=[],
+        trigger=False,
+        hint=None,
+        metadata={},
+        body=body,
+        path=Path(f"/ws/skills/{name}/SKILL.md"),
+        hash="0" * 64,
+        last_modified=None,
+        triggers=[],
+        kind=FileKind.AGENT_SKILL,
+    )
+
+
+@pytest.fixture()
+def index() -> SkillIndex:
+    return SkillIndex(
+        [
+            doc("pdf-forms", "Fill PDF forms from data", "Open the PDF form and fill each field.", ("docs",)),
+            doc("pdf-merge", "Merge PDF files into one", "Merge the PDF files in order.", ("docs",)),
+            doc("weather", "Weather forecast for a place", "Call the weather service."),
+        ]
+    )
+
+
+def test_file_with_defaults_and_every_expect_form(tmp_path: Path) -> None:
+    path = tmp_path / "skill-queries.yaml"
+    path.write_text(
+        "defaults:\n  min_score: 0.5\n  exclude_tags: [old]\n"
+        "cases:\n"
+        "  - query: fill the pdf form\n    expect: pdf-forms\n"
+        "  - query: merge or fill pdf\n    expect: [pdf-forms, pdf-merge]\n    top_k: 2\n"
+        "  - query: book a flight\n    expect: none\n"
+        "  - id: null-expect\n    query: anything\n    expect: ~\n    min_score: 2\n",
+        encoding="utf-8",
+    )
+    cases, problems = load_query_file(path)
+    assert problems == []
+    assert [c.expect for c in cases] == [("pdf-forms",), ("pdf-forms", "pdf-merge"), (), ()]
+    assert cases[0].min_score == 0.5 and cases[0].exclude_tags == ("old",)
+    assert cases[1].top_k == 2 and cases[3].min_score == 2.0 and cases[3].id == "null-expect"
+    assert cases[0].range == Range.of(4, 11, 4, 28)  # the query text, for code lenses
+
+
+def test_errors_point_at_their_case_and_good_cases_still_load() -> None:
+    text = (
+        "cases:\n  - query: ok\n    expect: a\n  - query: no expect\n"
+        "  - query: x\n    expect: b\n    top_k: 0\n"
+    )
+    cases, problems = parse_query_file(text, "q.yaml")
+    assert [c.query for c in cases] == ["ok"]
+    assert {p.code for p in problems} == {"SK003"}
+    assert {p.range.start.line for p in problems} == {3, 6}
+    assert any("'expect' is a required property" in p.message for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [("cases: [\n", 1), ("cases:\n  - query: a\n    expect: b\n  - query: c: d\n", 3), ("", 0)],
+)
+def test_broken_yaml_is_a_finding_not_an_exception(text: str, line: int) -> None:
+    cases, problems = parse_query_file(text, "q.yaml")
+    assert cases == [] and problems and problems[0].range.start.line == line
+
+
+def test_json_query_file() -> None:
+    cases, problems = parse_query_file('{"cases": [{"query": "q", "expect": null}]}', "q.json")
+    assert problems == [] and cases[0].expects_none
+    _, problems = parse_query_file('{"cases": [', "q.json")
+    assert problems[0].message.startswith("Invalid JSON")
+
+
+def test_pass_and_fail(index: SkillIndex) -> None:
+    result = run_case(index, QueryCase("fill the pdf form", ("pdf-forms",), min_score=0.1))
+    assert result.passed and result.winner and result.winner.skill.name == "pdf-forms"
+    assert result.runner_up and result.runner_up.skill.name == "pdf-merge"
+    assert result.lead == pytest.approx(result.winner.score - result.runner_up.score)
+    result = run_case(index, QueryCase("merge pdf files", ("pdf-forms",), min_score=0.1))
+    assert not result.passed and "got `pdf-merge`" in result.reason
+    assert run_case(index, QueryCase("merge pdf files", ("pdf-forms",), top_k=2, min_score=0.1)).passed
+
+
+def test_none_cases(index: SkillIndex) -> None:
+    assert run_case(index, QueryCase("reserve seats", ())).passed
+    failed = run_case(index, QueryCase("weather forecast", (), min_score=0.1))
+    assert not failed.passed and "`weather` is selected" in failed.reason
+
+
+def test_margin_and_tags(index: SkillIndex) -> None:
+    close = QueryCase("fill the pdf form", ("pdf-forms",), min_score=0.1, margin=50)
+    result = run_case(index, close)
+    assert not result.passed and "less than the margin" in result.reason
+    assert run_case(
+        index, QueryCase("pdf", ("pdf-merge",), min_score=0.1, exclude_tags=("DOCS",))
+    ).reason.startswith("expected `pdf-merge`, but no skill scores 0.1")
