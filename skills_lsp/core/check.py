@@ -17,7 +17,7 @@ from typing import Any
 from skills_lsp._version import __version__
 from skills_lsp.core.config import Config, find_config, load_config
 from skills_lsp.core.discovery import discover_workspace, kind_of, path_sort_key
-from skills_lsp.core.frontmatter import parse_bytes
+from skills_lsp.core.frontmatter import parse_bytes, read_limited
 from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
@@ -32,7 +32,17 @@ from skills_lsp.core.validate import (
 )
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
+_CONTENT_PROBE = "sha256:"
+_PROBE_READ_LIMIT = 1024 * 1024
+
+
+def _content_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(read_limited(path, _PROBE_READ_LIMIT)).hexdigest()
+    except OSError:
+        return None
+
 
 Progress = Callable[[int, int], None]
 
@@ -71,8 +81,11 @@ class CheckCache:
         entry = self.entries.get(path)
         if entry is None or entry.get("key") != key:
             return None
-        for probe, existed in entry.get("probes", {}).items():
-            if os.path.exists(probe) != existed:
+        for probe, seen in entry.get("probes", {}).items():
+            if probe.startswith(_CONTENT_PROBE):  # a file a rule read: its content must match
+                if _content_digest(probe[len(_CONTENT_PROBE) :]) != seen:
+                    return None
+            elif os.path.exists(probe) != seen:
                 return None
         return dict(entry)
 
@@ -134,9 +147,8 @@ def expand_targets(
                 if not config.excluded(Path(item.path)):
                     files.setdefault(item.path, item)
         else:
-            problems.append(
-                Finding(str(path), "SK100", Severity.ERROR, "No such file or directory.", Range.point(0, 0))
-            )
+            message = "Not a regular file or directory." if path.exists() else "No such file or directory."
+            problems.append(Finding(str(path), "SK100", Severity.ERROR, message, Range.point(0, 0)))
     ordered = sorted(files.values(), key=lambda f: path_sort_key(f.path))
     return ordered, problems
 
@@ -164,7 +176,7 @@ def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
     if not path.is_file():
         return Manifest(), []
     try:
-        data = path.read_bytes()
+        data = read_limited(path)
     except OSError:
         data = b""
     registry, problems = load_tool_manifest(path)
@@ -202,7 +214,7 @@ def check_file(
         digest = cache.digest(item.path, stamp)
         if digest is None:
             try:
-                data = Path(item.path).read_bytes()
+                data = read_limited(item.path)
             except OSError as exc:
                 return unreadable(exc)
             digest = hashlib.sha256(data).hexdigest()
@@ -219,20 +231,29 @@ def check_file(
             return findings, NamedSkill(item.path, item.kind, hit.get("name"), name_range), True
     if data is None:
         try:
-            data = Path(item.path).read_bytes()
+            data = read_limited(item.path)
         except OSError as exc:
             return unreadable(exc)
-    probes: dict[str, bool] = {}
+    probes: dict[str, bool | str | None] = {}
 
     def exists(p: Path) -> bool:
         result = p.exists()
         probes[str(p)] = result
         return result
 
+    def read(p: Path, limit: int) -> bytes:
+        try:
+            content = read_limited(p, limit)
+        except OSError:
+            probes[_CONTENT_PROBE + str(p)] = None
+            raise
+        probes[_CONTENT_PROBE + str(p)] = hashlib.sha256(content).hexdigest()
+        return content
+
     tools = manifest.registry if manifest is not None else None
     doc = parse_bytes(data)
     result = check_document(
-        doc, item.path, kind=item.kind, profile=chosen, config=config, exists=exists, tools=tools
+        doc, item.path, kind=item.kind, profile=chosen, config=config, exists=exists, read=read, tools=tools
     )
     named = _named(result.context, item)
     if cache is not None:
@@ -284,7 +305,16 @@ def resolve_config(
 
 
 def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
-    return workspace_root(targets, config) / CACHE_DIR_NAME
+    """Beside the config file; else at the root of the git checkout; else in the user's cache
+    folder. Never inside a skill directory, which may be zipped and shipped as it is."""
+    if config.root is not None:
+        return config.root / CACHE_DIR_NAME
+    start = workspace_root(targets, config).resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder / CACHE_DIR_NAME
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
 
 
 def check_paths(

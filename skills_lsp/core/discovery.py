@@ -86,11 +86,13 @@ def _has_support_component(path: Path) -> bool:
     return any(part.lower() in _SUPPORT_LOWER for part in path.parts)
 
 
-def discover_skill_files(root: str | os.PathLike[str]) -> list[Path]:
+def discover_skill_files(root: str | os.PathLike[str], *, crate_quirks: bool = True) -> list[Path]:
     """adk-skill's skill files: `.skills/**/*.md` and `.claude/skills/**/*.md` under `root`.
 
     Lowercase `.md` only, symlinks skipped, and a file is dropped when any component of its
-    path (ancestors of `root` included) is `references`, `agents` or `scripts`.
+    path is `references`, `agents` or `scripts`. The crate checks the whole path, ancestors of
+    `root` included (so a checkout under `/src/agents/` finds nothing); `crate_quirks=False`
+    checks only the part below `root`, as our workspace discovery does.
     """
     base = Path(root)
     found: list[Path] = []
@@ -100,7 +102,8 @@ def discover_skill_files(root: str | os.PathLike[str]) -> list[Path]:
             continue
         for entry in _regular_files(top):
             path = Path(entry.path)
-            if path.suffix == ".md" and not _has_support_component(path):
+            checked = path if crate_quirks else path.relative_to(base)
+            if path.suffix == ".md" and not _has_support_component(checked):
                 found.append(path)
     return _sorted_unique(found)
 
@@ -225,11 +228,12 @@ def discover_workspace(
     """Every skill and instruction file of a workspace, each with its layout, in path order."""
     base = Path(root)
     skills, conventions = _walk_workspace(base, roots, max_depth)
-    files: dict[str, FileKind] = dict.fromkeys(skills, FileKind.AGENT_SKILL)
-    for path in discover_skill_files(base):
-        files.setdefault(str(path), FileKind.FLAT_SKILL)
+    # One spelling per file (`./.claude/x` and `.claude/x` are the same file).
+    files: dict[str, FileKind] = dict.fromkeys(map(os.path.normpath, skills), FileKind.AGENT_SKILL)
+    for path in discover_skill_files(base, crate_quirks=False):
+        files.setdefault(os.path.normpath(path), FileKind.FLAT_SKILL)
     for conv in conventions:
-        files.setdefault(conv, FileKind.CONVENTION)
+        files.setdefault(os.path.normpath(conv), FileKind.CONVENTION)
     return [SkillFile(p, files[p], str(base)) for p in sorted(files, key=path_sort_key)]
 
 

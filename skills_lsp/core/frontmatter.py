@@ -12,8 +12,11 @@ an explicit stack, not recursion.
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -410,31 +413,72 @@ _FLOW_OPEN = frozenset("[{")
 _FLOW_CLOSE = frozenset("]}")
 
 
-def _too_deep(yaml_lines: list[str]) -> int | None:
-    """Line index where nesting passes MAX_NESTING, by a cheap over-estimate; None if shallow.
+_QUOTE_OPENERS = frozenset(" \t[{,:")
 
-    libyaml's work grows faster than linearly with depth, so deep input is refused before
-    parsing. Brackets inside quotes are counted too, which only over-estimates.
+
+def _flow_start(line: str) -> int | None:
+    """Where a flow collection starts on a block-context line, if one does: right after the
+    indentation and any `- `/`? ` markers, or as the value after the first `key: `."""
+    rest = line.lstrip(" ")
+    at = len(line) - len(rest)
+    while len(rest) >= 2 and rest[0] in "-?" and rest[1] in " \t":
+        trimmed = rest[2:].lstrip(" \t")
+        at += len(rest) - len(trimmed)
+        rest = trimmed
+    if rest[:1] in ("[", "{"):
+        return at
+    if rest[:1] in ("'", '"', "#", "|", ">"):
+        return None
+    for sep in (": ", ":\t"):
+        colon = rest.find(sep)
+        if colon >= 0:
+            value = rest[colon + 2 :].lstrip(" \t")
+            if value[:1] in ("[", "{"):
+                return at + colon + 2 + (len(rest) - colon - 2 - len(value))
+            return None
+    return None
+
+
+def _too_deep(yaml_lines: list[str]) -> int | None:
+    """Line index where nesting passes MAX_NESTING, found without parsing; None if shallow.
+
+    libyaml's work grows faster than linearly with depth (and PyYAML's C composer overflows the
+    stack), so deep input is refused before parsing. Only brackets of flow collections count:
+    inside quoted or plain scalars they are text.
     """
     depth = 0
     for index, line in enumerate(yaml_lines):
-        stripped = line.lstrip(" ")
-        indent = len(line) - len(stripped)
-        # compact nesting on one line: "- - - x" or "? ? x"
-        dashes = 0
-        rest = stripped
-        while len(rest) >= 2 and rest[0] in "-?" and rest[1] in " \t":
-            dashes += 1
-            rest = rest[2:].lstrip(" \t")
-        if dashes > MAX_NESTING or indent // 1 > MAX_NESTING * 8:
-            return index
-        for ch in line:
-            if ch in _FLOW_OPEN:
+        if depth == 0:
+            stripped = line.lstrip(" ")
+            dashes = 0
+            rest = stripped
+            while len(rest) >= 2 and rest[0] in "-?" and rest[1] in " \t":  # "- - - x"
+                dashes += 1
+                rest = rest[2:].lstrip(" \t")
+            if dashes > MAX_NESTING:
+                return index
+            start = _flow_start(line)
+            if start is None:
+                continue
+        else:
+            start = 0
+        quote = ""
+        previous = " "
+        for ch in line[start:]:
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "'\"" and previous in _QUOTE_OPENERS:
+                quote = ch
+            elif ch == "#" and previous in " \t":
+                break
+            elif ch in _FLOW_OPEN:
                 depth += 1
                 if depth > MAX_NESTING:
                     return index
             elif ch in _FLOW_CLOSE and depth:
                 depth -= 1
+            previous = ch
     return None
 
 
@@ -456,13 +500,41 @@ def _mark_range(start: Any, end: Any, line_offset: int, lines: list[str]) -> Ran
 _MAPPING_VALUES = "mapping values are not allowed"
 
 
+# YAML 1.1 (libyaml) breaks lines at U+2028, U+2029 and NEL; LSP and YAML 1.2 do not. We parse
+# with them swapped for private-use stand-ins so positions follow the editor's lines, then swap
+# them back in scalar values.
+_BREAK_STAND_INS = {"\u2028": "\ue028", "\u2029": "\ue029", "\x85": "\ue085"}
+_TO_STAND_INS = str.maketrans(_BREAK_STAND_INS)
+_FROM_STAND_INS = str.maketrans({v: k for k, v in _BREAK_STAND_INS.items()})
+# Characters YAML does not allow anywhere (C0/C1 controls but tab and line breaks, DEL, ...).
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def parse_yaml(
-    source: str, lines: list[str], line_offset: int, last_line: int
+    source: str, lines: list[str], line_offset: int, last_line: int, yaml12_line_breaks: bool = True
 ) -> tuple[YamlNode | None, list[Problem]]:
     """Parse one YAML document into a node tree with ranges (source line N is `lines[N +
     line_offset]`). Syntax errors, a second document and alias bombs come back as problems; the
-    tree is returned only when none of those occurred."""
+    tree is returned only when none of those occurred.
+
+    `yaml12_line_breaks` keeps U+2028, U+2029 and NEL as ordinary characters (our reading);
+    False keeps libyaml's YAML 1.1 reading, for the adk-skill port."""
     problems: list[Problem] = []
+    bad = _NOT_PRINTABLE.search(source)
+    if bad is not None:
+        line = source.count("\n", 0, bad.start())
+        col = bad.start() - (source.rfind("\n", 0, bad.start()) + 1)
+        char = f"U+{ord(bad.group()):04X}"
+        message = f"Invalid YAML: the control character {char} is not allowed; remove it."
+        return None, [
+            Problem(P_YAML_SYNTAX, message, Range.of(line + line_offset, col, line + line_offset, col + 1))
+        ]
+    swapped = yaml12_line_breaks and any(c in source for c in _BREAK_STAND_INS)
+    if swapped:
+        if any(c in source for c in _BREAK_STAND_INS.values()):
+            swapped = False  # the stand-ins are in use; fall back to libyaml's reading
+        else:
+            source = source.translate(_TO_STAND_INS)
     anchors: dict[str, YamlNode] = {}
     # stack of (collection node, pending key for mappings)
     stack: list[tuple[YamlNode, YamlNode | None]] = []
@@ -502,7 +574,7 @@ def parse_yaml(
                 node = YamlNode(
                     "scalar",
                     _mark_range(event.start_mark, event.end_mark, line_offset, lines),
-                    event.value,
+                    event.value.translate(_FROM_STAND_INS) if swapped else event.value,
                     style=event.style or None,
                     tag=event.tag if event.tag and not any(event.implicit) else None,
                     anchor=event.anchor,
@@ -713,3 +785,20 @@ def node_at(node: YamlNode, path: list[Any]) -> YamlNode:
         else:
             break
     return node
+
+
+def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, at most `limit + 1` of them (so "too large" can still be told).
+
+    Never blocks on a FIFO or device and never reads a huge file whole; raises OSError with a
+    clear message for anything that is not a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit + 1)
+    finally:
+        os.close(fd)

@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import unquote
 
 from skills_lsp.core.frontmatter import Document
 from skills_lsp.core.model import Range
@@ -23,8 +24,11 @@ BUNDLE_DIRS = ("scripts", "references", "assets")
 # Patterns start with a literal so the regex engine can skip ahead; candidates for bare paths
 # are found with str.find, which is much faster than a pattern with a leading look-behind.
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# Link text may hold one level of brackets; excluding `[` elsewhere keeps each match attempt
+# short, so a body full of `[` scans in linear time.
 _LINK = re.compile(
-    r"\[(?:[^\]\\\n]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+    r"\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\\\n]*\])*\]"
+    r"\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
 _BARE_TAIL = re.compile(r"[/\\][^\s`'\"()<>\[\]{}|*,;]+")
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.\\-")
@@ -39,13 +43,25 @@ class Reference:
     range: Range  # where the path is written
     kind: Literal["link", "path"]
 
+    @property
+    def path(self) -> str:
+        """The file path meant: link destinations are URL-encoded (`my%20file.md`)."""
+        return unquote(self.target) if self.kind == "link" else self.target
+
 
 def _clean_link(raw: str) -> str:
+    """A link destination as a path: angle brackets, fragment and query removed."""
     if raw.startswith("<") and raw.endswith(">"):
         raw = raw[1:-1]
     for sep in ("#", "?"):
         raw = raw.split(sep, 1)[0]
     return raw
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
+    """Whether `offset` falls in one of the sorted, non-overlapping `spans`."""
+    at = bisect_right(starts, offset) - 1
+    return at >= 0 and offset < spans[at][1]
 
 
 def _fence_lines(text: str) -> list[re.Match[str]]:
@@ -91,9 +107,10 @@ def find_references(doc: Document) -> list[Reference]:
     for text_line in lines[:-1]:
         starts.append(starts[-1] + len(text_line) + 1)
     fenced = _fenced_spans(text) if "```" in text or "~~~" in text else []
+    fence_starts = [a for a, _ in fenced]
 
     def in_fence(offset: int) -> bool:
-        return any(a <= offset < b for a, b in fenced)
+        return _inside(fenced, fence_starts, offset)
 
     def position(offset: int) -> tuple[int, int]:
         index = bisect_right(starts, offset) - 1
@@ -111,8 +128,9 @@ def find_references(doc: Document) -> list[Reference]:
             continue
         line, col = position(match.start(1) + (1 if raw.startswith("<") else 0))
         refs.append(Reference(target, Range.of(line, col, line, col + len(target)), "link"))
+    covered_starts = [a for a, _ in covered]
     for offset, target in _bare_paths(text):
-        if in_fence(offset) or any(a <= offset < b for a, b in covered):
+        if in_fence(offset) or _inside(covered, covered_starts, offset):
             continue
         line, col = position(offset)
         refs.append(Reference(target, Range.of(line, col, line, col + len(target)), "path"))

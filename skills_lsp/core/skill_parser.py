@@ -307,7 +307,7 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     if source.strip():
         if _too_deep(yaml_lines) is not None:
             raise Yaml("recursion limit exceeded")
-        root, problems = parse_yaml(source, lines, 1, close - 1)
+        root, problems = parse_yaml(source, lines, 1, close - 1, yaml12_line_breaks=False)
         if problems:
             raise Yaml(problems[0].message.removeprefix("Invalid YAML: ").rstrip("."))
     try:

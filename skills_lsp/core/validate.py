@@ -10,7 +10,7 @@ from pathlib import Path
 
 from skills_lsp.core.config import Config
 from skills_lsp.core.discovery import kind_of
-from skills_lsp.core.frontmatter import Document, parse_bytes, parse_text
+from skills_lsp.core.frontmatter import Document, parse_bytes, parse_text, read_limited
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
 from skills_lsp.core.profiles import DEFAULT_PROFILE, Profile, get_profile
 from skills_lsp.core.rules import RULES, Rule, RuleContext
@@ -98,6 +98,7 @@ def check_document(
     profile: str | Profile | None = None,
     config: Config = DEFAULT_CONFIG,
     exists: Callable[[Path], bool] | None = None,
+    read: Callable[[Path, int], bytes] | None = None,
     tools: ToolRegistry | None = None,
 ) -> DocumentResult:
     """Findings for one parsed document, plus the context the workspace rules reuse.
@@ -109,6 +110,8 @@ def check_document(
     ctx = RuleContext(file_path, doc, kind, chosen, tools=tools)
     if exists is not None:
         ctx.exists = exists
+    if read is not None:
+        ctx.read = read
     findings: list[Finding] = []
     for rule, severity in rule_plan(chosen, config):
         for report in rule.check(ctx):
@@ -143,7 +146,7 @@ def validate_file(
 ) -> list[Finding]:
     """Findings for one file on disk. An unreadable file is a finding, not an exception."""
     try:
-        data = Path(path).read_bytes()
+        data = read_limited(path)
     except OSError as exc:
         return [
             Finding(

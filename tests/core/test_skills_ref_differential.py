@@ -26,15 +26,6 @@ except ImportError:  # pragma: no cover - when tests/ is imported as a package
 
 # Case id -> why our verdict deliberately differs from skills-ref's.
 DIVERGENCES: dict[str, str] = {
-    "description-line-separator": (
-        "U+2028 inside a plain value: YAML 1.1 and libyaml (the parser serde_yaml, and so adk-skill, "
-        "wraps) treat it as a line break and refuse the line, strictyaml's YAML 1.2 parser keeps it as "
-        "a character; we follow libyaml so that every profile reads YAML the way adk-skill does"
-    ),
-    "description-next-line-char": (
-        "U+0085 (NEL) inside a plain value: a line break for libyaml (YAML 1.1), a foldable character "
-        "for strictyaml's YAML 1.2 parser; we follow libyaml, as adk-skill does"
-    ),
     "dashes-in-quoted-description": (
         "skills-ref ends the frontmatter at the first '---' substring, inside the quoted description, "
         "and strictyaml then fails on the unterminated quote; we end the frontmatter only at a '---' line"

@@ -14,6 +14,7 @@ from skills_lsp.core.model import FileKind, Fix, Severity, TextEdit
 from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
 
 BODY_MAX_LINES = 500
+EVALS_MAX_BYTES = 1024 * 1024
 BODY_MAX_TOKENS = 5000
 CHARS_PER_TOKEN = 4  # the usual estimate for English text with a BPE tokenizer
 
@@ -101,7 +102,8 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                 Report(ref.range, f"`{target}` is absolute; use a path relative to the skill directory."),
             )
             continue
-        parts = PurePosixPath(os.path.normpath(target).replace("\\", "/")).parts
+        meant = ref.path.replace("\\", "/")  # URL-decoded for links
+        parts = PurePosixPath(os.path.normpath(meant).replace("\\", "/")).parts
         if parts and parts[0] == "..":
             if ctx.kind is FileKind.AGENT_SKILL:
                 yield "SK604", Report(ref.range, f"`{target}` points outside the skill directory.")
@@ -179,9 +181,14 @@ def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
         return
     anchor = ctx.doc.line_range(0)
     try:
-        data = json.loads(evals.read_text(encoding="utf-8"))
+        raw = ctx.read(evals, EVALS_MAX_BYTES)
+        if len(raw) > EVALS_MAX_BYTES:
+            yield Report(anchor, f"evals/evals.json is over {EVALS_MAX_BYTES // 1024} KiB; it is not read.")
+            return
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        yield Report(anchor, f"evals/evals.json cannot be read: {exc}.")
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        yield Report(anchor, f"evals/evals.json cannot be read: {reason}.")
         return
     except json.JSONDecodeError as exc:
         yield Report(

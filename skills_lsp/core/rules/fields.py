@@ -47,7 +47,8 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
             hint = f"; did you mean `{close[0]}`"
             fixes.append(replace(f"Rename to `{close[0]}`", pair.key.range, close[0]))
         elif key in everywhere:
-            hint = f" (it is a {everywhere[key]} field)"
+            owner = everywhere[key]
+            hint = f" (it is {'an' if owner[0] in 'aeiou' else 'a'} {owner} field)"
         else:
             hint = ""
         if "metadata" in known and not close:

@@ -153,7 +153,8 @@ def name_directory_mismatch(ctx: RuleContext) -> Iterator[Report]:
     if not found:
         return
     node, name = found
-    directory = ctx.skill_dir.name
+    # `check SKILL.md` run inside the skill has no directory in its path: ask the file system.
+    directory = ctx.skill_dir.name or ctx.skill_dir.resolve().name
     if ctx.profile.name_style == "unicode":
         directory = unicodedata.normalize("NFKC", directory)
     if name != directory and directory:

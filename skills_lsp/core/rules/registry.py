@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skills_lsp.core.frontmatter import Document, YamlPair
+from skills_lsp.core.frontmatter import Document, YamlPair, read_limited
 from skills_lsp.core.model import FileKind, Fix, Range, Severity
 
 GROUPS = {
@@ -42,6 +42,8 @@ class RuleContext:
     kind: FileKind
     profile: Profile
     exists: Callable[[Path], bool] = field(default=lambda p: p.exists())
+    # Reads a file a rule depends on (bounded, regular files only); the cache records its content.
+    read: Callable[[Path, int], bytes] = field(default=read_limited)
     tools: ToolRegistry | None = None  # the host's tool manifest, when the workspace has one
     memo: dict[str, Any] = field(default_factory=dict)  # work shared by several rules
 
