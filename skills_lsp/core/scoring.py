@@ -14,10 +14,13 @@ import heapq
 import math
 import re
 import struct
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from skills_lsp.core.discovery import path_sort_key
 from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
@@ -187,52 +190,70 @@ def select_skills_plain(
 
 
 class SkillSearch:
-    """An inverted index over a SkillIndex: token -> [(position, field weight)].
+    """An inverted index over a SkillIndex, kept in step with its upserts and removes.
 
-    Built once per tokenizer and kept in step with the index's upserts and removes, so a query
-    costs time in proportion to the skills that share a token with it.
+    Each token maps to the slots of the skills holding it and the field weight there (4 name +
+    2.5 description + 2 tags + 1 body). A query adds up its tokens' postings with one numpy
+    `bincount`, divides in float32 by each skill's norm (exactly the crate's arithmetic: the sums
+    are multiples of 0.5, exact in float32, and float32 division is correctly rounded), and
+    takes the top k by (score, then the index's own (name, path) order).
     """
 
     def __init__(self, index: SkillIndex, tokenizer: Tokenizer = "ascii") -> None:
         self.index = index
         self.tokenizer = tokenizer
-        self._weights: dict[int, dict[str, float]] = {}  # doc key -> token -> weight
-        self._norms: dict[int, float] = {}
-        self._postings: dict[str, dict[int, float]] = {}
-        self._docs: dict[int, SkillDocument] = {}
-        for doc in index:
-            self._add(doc)
+        self._rebuild()
         index.subscribe(self._on_change)
 
+    def _rebuild(self) -> None:
+        self._slots: list[SkillDocument | None] = []
+        self._slot_of: dict[int, int] = {}
+        self._tokens_of: list[tuple[str, ...]] = []
+        self._postings: dict[str, tuple[array[int], array[float]]] = {}
+        self._norms = array("f")
+        self._alive = array("b")
+        self._tags: dict[str, array[int]] = {}
+        self._dead = 0
+        self._rank_version = -1
+        self._rank: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(0, dtype=np.int64)
+        for doc in self.index:
+            self._add(doc)
+
     def _add(self, doc: SkillDocument) -> None:
-        key = id(doc)
-        name = set(tokenize(doc.name, self.tokenizer))
-        desc = set(tokenize(doc.description, self.tokenizer))
-        tags = _tag_tokens(doc.tags, self.tokenizer)
-        body = set(tokenize(doc.body, self.tokenizer))
-        weights: dict[str, float] = {}
-        for tok in name | desc | tags | body:
-            weights[tok] = (
-                NAME_WEIGHT * (tok in name)
-                + DESCRIPTION_WEIGHT * (tok in desc)
-                + TAG_WEIGHT * (tok in tags)
-                + BODY_WEIGHT * (tok in body)
-            )
-            self._postings.setdefault(tok, {})[key] = weights[tok]
-        self._weights[key] = weights
-        self._norms[key] = _norm(len(body))
-        self._docs[key] = doc
+        slot = len(self._slots)
+        self._slots.append(doc)
+        self._slot_of[id(doc)] = slot
+        tok = self.tokenizer
+        body = set(tokenize(doc.body, tok))
+        weights = dict.fromkeys(body, BODY_WEIGHT)
+        for token in set(tokenize(doc.name, tok)):
+            weights[token] = weights.get(token, 0.0) + NAME_WEIGHT
+        for token in set(tokenize(doc.description, tok)):
+            weights[token] = weights.get(token, 0.0) + DESCRIPTION_WEIGHT
+        for token in _tag_tokens(doc.tags, tok):
+            weights[token] = weights.get(token, 0.0) + TAG_WEIGHT
+        postings = self._postings
+        for token, weight in weights.items():
+            entry = postings.get(token)
+            if entry is None:
+                entry = postings[token] = (array("i"), array("f"))
+            entry[0].append(slot)
+            entry[1].append(weight)
+        self._tokens_of.append(tuple(weights))
+        self._norms.append(_norm(len(body)))
+        self._alive.append(1)
+        for tag in {ascii_lower(t) for t in doc.tags}:
+            self._tags.setdefault(tag, array("i")).append(slot)
 
     def _remove(self, doc: SkillDocument) -> None:
-        key = id(doc)
-        for tok in self._weights.pop(key, {}):
-            postings = self._postings.get(tok)
-            if postings is not None:
-                postings.pop(key, None)
-                if not postings:
-                    del self._postings[tok]
-        self._norms.pop(key, None)
-        self._docs.pop(key, None)
+        slot = self._slot_of.pop(id(doc), None)
+        if slot is None:
+            return
+        self._slots[slot] = None
+        self._alive[slot] = 0
+        self._dead += 1
+        if self._dead > 1000 and self._dead > len(self._slot_of):
+            self._rebuild()  # mostly dead: compact
 
     def _on_change(self, change: str, doc: SkillDocument) -> None:
         if change == "add":
@@ -240,34 +261,72 @@ class SkillSearch:
         else:
             self._remove(doc)
 
+    def _ranks(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """Each slot's position in the index's (name, path) order, recomputed after changes."""
+        if self._rank_version != self.index.version or len(self._rank) != len(self._slots):
+            rank = np.full(len(self._slots), np.iinfo(np.int64).max, dtype=np.int64)
+            for position, doc in enumerate(self.index):
+                rank[self._slot_of[id(doc)]] = position
+            self._rank, self._rank_version = rank, self.index.version
+        return self._rank
+
+    def _allowed(self, include: set[str], exclude: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        alive = np.frombuffer(self._alive, dtype=np.int8).astype(bool)
+        if include:
+            allowed = np.zeros(len(self._slots), dtype=bool)
+            for tag in include:
+                if tag in self._tags:
+                    allowed[np.frombuffer(self._tags[tag], dtype=np.int32)] = True
+            alive &= allowed
+        for tag in exclude:
+            if tag in self._tags:
+                alive[np.frombuffer(self._tags[tag], dtype=np.int32)] = False
+        return alive
+
     def select(self, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:
         policy = policy or SelectionPolicy()
-        if policy.top_k == 0:
+        if policy.top_k == 0 or not self._slots:
             return []
         include, exclude = _tag_filter(policy)
         tokens = tokenize(query, self.tokenizer)
         if not tokens and not include:
             return []
-        threshold = f32(policy.min_score)
-        raw: dict[int, float] = {}
-        for tok, count in Counter(tokens).items():
-            for key, weight in self._postings.get(tok, {}).items():
-                raw[key] = raw.get(key, 0.0) + count * weight
-        scored: list[tuple[float, SkillDocument]] = []
-        for key, total in raw.items():
-            doc = self._docs[key]
-            score = f32(total / self._norms[key])
-            if score >= threshold and (not (include or exclude) or tag_allowed(doc, include, exclude)):
-                scored.append((score, doc))
-        if threshold <= 0.0 and len(scored) < policy.top_k:
-            # Skills sharing no token score 0.0 and still pass a min_score of 0: the first ones in
-            # (name, path) order, which is the index's own order, fill the remaining places.
-            for doc in self.index:
-                if len(scored) >= policy.top_k:
-                    break
-                if id(doc) not in raw and tag_allowed(doc, include, exclude):
-                    scored.append((0.0, doc))
-        return _finish(scored, policy)
+        size = len(self._slots)
+        slots, weights = [], []
+        for token, count in Counter(tokens).items():
+            entry = self._postings.get(token)
+            if entry is not None:
+                slots.append(np.frombuffer(entry[0], dtype=np.int32))
+                weight = np.frombuffer(entry[1], dtype=np.float32).astype(np.float64)
+                weights.append(weight * count if count > 1 else weight)
+        raw: np.ndarray[Any, np.dtype[np.float64]] = (
+            np.bincount(np.concatenate(slots), np.concatenate(weights), minlength=size)
+            if slots
+            else np.zeros(size)
+        )
+        norms = np.frombuffer(self._norms, dtype=np.float32)
+        scores = raw.astype(np.float32) / norms
+        valid = scores >= np.float32(f32(policy.min_score))
+        valid &= self._allowed(include, exclude)
+        candidates = np.flatnonzero(valid)
+        top_k = policy.top_k
+        rank = self._ranks()
+        if len(candidates) > top_k:
+            cand_scores = scores[candidates]
+            kth = np.partition(cand_scores, len(cand_scores) - top_k)[len(cand_scores) - top_k]
+            sure = candidates[cand_scores > kth]
+            tied = candidates[cand_scores == kth]
+            need = top_k - len(sure)
+            if len(tied) > need:
+                tied = tied[np.argpartition(rank[tied], need - 1)[:need]] if need > 0 else tied[:0]
+            candidates = np.concatenate([sure, tied])
+        order = candidates[np.lexsort((rank[candidates], -scores[candidates]))]
+        matches = []
+        for slot in order[:top_k]:
+            doc = self._slots[int(slot)]
+            assert doc is not None
+            matches.append(SkillMatch(float(scores[slot]), doc.summary()))
+        return matches
 
 
 def search_for(index: SkillIndex, tokenizer: Tokenizer = "ascii") -> SkillSearch:
