@@ -299,11 +299,11 @@ class SkillSearch:
                 slots.append(np.frombuffer(entry[0], dtype=np.int32))
                 weight = np.frombuffer(entry[1], dtype=np.float32).astype(np.float64)
                 weights.append(weight * count if count > 1 else weight)
-        raw: np.ndarray[Any, np.dtype[np.float64]] = (
-            np.bincount(np.concatenate(slots), np.concatenate(weights), minlength=size)
-            if slots
-            else np.zeros(size)
-        )
+        if slots:  # with weights, bincount sums float64 (numpy's stubs say int)
+            counts = np.bincount(np.concatenate(slots), np.concatenate(weights), minlength=size)
+            raw = np.asarray(counts, dtype=np.float64)
+        else:
+            raw = np.zeros(size)
         norms = np.frombuffer(self._norms, dtype=np.float32)
         scores = raw.astype(np.float32) / norms
         valid = scores >= np.float32(f32(policy.min_score))
