@@ -38,8 +38,12 @@ _F32 = struct.Struct("<f")
 
 
 def f32(value: float) -> float:
-    """`value` rounded to the nearest IEEE single (kept in a Python float, exactly)."""
-    return float(_F32.unpack(_F32.pack(value))[0])
+    """`value` rounded to the nearest IEEE single (kept in a Python float, exactly); like Rust's
+    `as f32`, a finite value beyond the single range becomes infinity."""
+    try:
+        return float(_F32.unpack(_F32.pack(value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
 
 
 def f32_bits(value: float) -> str:
