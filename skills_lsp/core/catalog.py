@@ -25,13 +25,14 @@ def to_prompt(skills: Iterable[SkillDocument | SkillSummary]) -> str:
     """The `<available_skills>` XML block, exactly as skills-ref's `to_prompt` writes it."""
     lines = ["<available_skills>"]
     for skill in skills:
+        # skills-ref strips with Python's str.strip(), which also drops U+001C..U+001F.
         lines += [
             "<skill>",
             "<name>",
-            html.escape(skill.name),
+            html.escape(skill.name.strip()),
             "</name>",
             "<description>",
-            html.escape(skill.description),
+            html.escape(skill.description.strip()),
             "</description>",
             "<location>",
             str(Path(skill.path).resolve()),
@@ -103,8 +104,8 @@ def list_resources(directory: Path) -> list[str]:
     found: list[str] = []
     for sub in RESOURCE_DIRS:
         top = directory / sub
-        if not top.is_dir():
-            continue
+        if top.is_symlink() or not top.is_dir():
+            continue  # a linked folder may lead outside the skill
         for current, dirs, files in os.walk(top):
             dirs.sort()
             for name in sorted(files):

@@ -48,14 +48,29 @@ DEFAULT_AGENT_SKILL_ROOTS = ("", "skills", ".agents/skills", ".claude/skills", "
 DEFAULT_MAX_DEPTH = 8
 
 
+# Rust's `Component` order: RootDir < CurDir < ParentDir < Normal(name); encoded as prefixes so a
+# tuple of plain strings compares like the crate's `Path` (`/a` < `../x` < `-y`).
+_ROOT, _CUR, _PARENT, _NORMAL = "\x01", "\x02", "\x03", "\x04"
+
+
 def path_sort_key(path: str | os.PathLike[str]) -> tuple[str, ...]:
-    """Rust `PathBuf` order: component by component (`a/b` < `a-b`), as `PurePosixPath.parts`
-    (a leading "/" is its own component; empty and "." components are dropped)."""
+    """Rust `Path` order, component by component (`a/b` < `a-b`): repeated and trailing
+    separators and inner `.` components are ignored, a leading `.` and every `..` count."""
     text = os.fspath(path)
     if os.sep != "/":  # pragma: no cover - Windows
         text = text.replace(os.sep, "/")
-    parts = tuple(p for p in text.split("/") if p and p != ".")
-    return ("/", *parts) if text.startswith("/") else parts
+    key: list[str] = [_ROOT] if text.startswith("/") else []
+    for index, part in enumerate(text.split("/")):
+        if not part:
+            continue
+        if part == ".":
+            if index == 0:
+                key.append(_CUR)
+        elif part == "..":
+            key.append(_PARENT)
+        else:
+            key.append(_NORMAL + part)
+    return tuple(key)
 
 
 def _sorted_unique(paths: Iterable[Path]) -> list[Path]:

@@ -199,14 +199,15 @@ class SkillIndex:
 
     # past the crate
     def find_by_path(self, path: str | os.PathLike[str]) -> SkillDocument | None:
-        target = path_sort_key(path)
-        return next((d for d in self._docs if path_sort_key(d.path) == target), None)
+        """The document read from `path` (`./a/b/` and `a/b` name the same file)."""
+        target = os.path.normpath(path)
+        return next((d for d in self._docs if os.path.normpath(d.path) == target), None)
 
     def remove(self, path: str | os.PathLike[str]) -> SkillDocument | None:
         """Drop the document read from `path`, if any."""
-        target = path_sort_key(path)
+        target = os.path.normpath(path)
         for i, doc in enumerate(self._docs):
-            if path_sort_key(doc.path) == target:
+            if os.path.normpath(doc.path) == target:
                 del self._docs[i]
                 del self._keys[i]
                 self._changed("remove", doc)
