@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
-from skills_lsp.core.model import FileKind
+from skills_lsp.core.model import BUNDLE_DIRS, FileKind
 
-RESOURCE_DIRS = ("scripts", "references", "assets")
 MAX_RESOURCES = 500
 
 
@@ -102,7 +101,7 @@ def skill_directory(document: SkillDocument) -> Path | None:
 def list_resources(directory: Path) -> list[str]:
     """Files under the skill's `scripts/`, `references/` and `assets/` (symlinks not followed)."""
     found: list[str] = []
-    for sub in RESOURCE_DIRS:
+    for sub in BUNDLE_DIRS:
         top = directory / sub
         if top.is_symlink() or not top.is_dir():
             continue  # a linked folder may lead outside the skill

@@ -29,6 +29,7 @@ from skills_lsp.core.validate import (
     enabled_rules,
     resolve_profile,
     severity_for,
+    unreadable,
 )
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
@@ -198,10 +199,8 @@ def check_file(
     data: bytes | None = None
     stamp: list[int] = []
 
-    def unreadable(exc: OSError) -> tuple[list[Finding], NamedSkill, bool]:
-        message = f"Cannot read file: {exc.strerror or exc}."
-        finding = Finding(item.path, "SK100", Severity.ERROR, message, Range.point(0, 0))
-        return [finding], NamedSkill(item.path, item.kind, None, None), False
+    def failed(exc: OSError) -> tuple[list[Finding], NamedSkill, bool]:
+        return [unreadable(item.path, exc)], NamedSkill(item.path, item.kind, None, None), False
 
     chosen = resolve_profile(item.path, item.kind, profile, config)
     key = ""
@@ -209,14 +208,14 @@ def check_file(
         try:
             info = os.stat(item.path)
         except OSError as exc:
-            return unreadable(exc)
+            return failed(exc)
         stamp = [info.st_size, info.st_mtime_ns]
         digest = cache.digest(item.path, stamp)
         if digest is None:
             try:
                 data = read_limited(item.path)
             except OSError as exc:
-                return unreadable(exc)
+                return failed(exc)
             digest = hashlib.sha256(data).hexdigest()
         tools_digest = manifest.digest if manifest is not None else "-"
         key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}:{tools_digest}"
@@ -233,7 +232,7 @@ def check_file(
         try:
             data = read_limited(item.path)
         except OSError as exc:
-            return unreadable(exc)
+            return failed(exc)
     probes: dict[str, bool | str | None] = {}
 
     def exists(p: Path) -> bool:

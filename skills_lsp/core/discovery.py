@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core.errors import InvalidSkillsRoot
-from skills_lsp.core.model import FileKind, SkillFile
+from skills_lsp.core.model import BUNDLE_DIRS, FileKind, SkillFile
 
 CONVENTION_FILES = ("AGENTS.md", "AGENT.md", "CLAUDE.md", "GEMINI.md", "COPILOT.md", "SKILLS.md", "SOUL.md")
 _CONVENTION_UPPER = frozenset(n.upper() for n in CONVENTION_FILES)
 IGNORED_DIRS = (".git", ".hg", ".svn", "target", "node_modules", ".next", "dist", "build", "coverage")
 _IGNORED_LOWER = frozenset(d.lower() for d in IGNORED_DIRS)
-SUPPORT_DIRS = ("references", "agents", "scripts")
+SUPPORT_DIRS = ("references", "agents", "scripts")  # the crate's skip list (not our BUNDLE_DIRS)
 _SUPPORT_LOWER = frozenset(SUPPORT_DIRS)
 SKILL_DIRS = (".skills", ".claude/skills")
 
@@ -159,7 +159,8 @@ def _skip_dir(name: str, hidden_ok: bool = False) -> bool:
     return name.startswith(".") and not hidden_ok
 
 
-_BUNDLE_DIRS = frozenset({"scripts", "references", "assets", "evals"})
+# A skill's own material: not searched for more skills or project instructions.
+_SKILL_MATERIAL = frozenset({*BUNDLE_DIRS, "evals"})
 
 
 def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[list[str], list[str]]:
@@ -199,7 +200,7 @@ def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[l
             if entry.is_dir():
                 if depth >= max_depth or _skip_dir(name, hidden_ok=name in hidden_ok):
                     continue
-                if is_skill and name in _BUNDLE_DIRS:
+                if is_skill and name in _SKILL_MATERIAL:
                     continue
                 if entry.is_symlink():
                     try:

@@ -49,7 +49,7 @@ P_NOT_MAPPING = "SK106"
 P_EMPTY = "SK107"
 P_FILE_TOO_LARGE = "SK108"
 P_FRONTMATTER_TOO_LARGE = "SK109"
-P_TOO_DEEP = "SK110"
+P_TOO_COMPLEX = "SK110"
 P_NOT_UTF8 = "SK111"
 P_MULTIPLE_DOCUMENTS = "SK112"
 
@@ -127,7 +127,7 @@ class Document:
     text: str  # decoded text, BOM removed
     lines: list[str]  # lines without their terminators ("\n" or "\r\n")
     has_bom: bool = False
-    crlf: bool = False
+    cr_line_breaks: bool = False  # CRLF or lone CR line breaks
     open_line: int | None = None  # line of the opening `---`
     close_line: int | None = None  # line of the closing `---`
     root: YamlNode | None = None  # the frontmatter's top node (a mapping when well formed)
@@ -136,7 +136,7 @@ class Document:
     @property
     def eol(self) -> str:
         """The line break new text should use: the file's own."""
-        return "\r\n" if "\r\n" in self.text else ("\r" if self.crlf else "\n")
+        return "\r\n" if "\r\n" in self.text else ("\r" if self.cr_line_breaks else "\n")
 
     @property
     def has_frontmatter(self) -> bool:
@@ -349,7 +349,7 @@ def parse_text(text: str) -> Document:
     if has_bom:
         text = text[1:]
     lines = split_lines(text)
-    doc = Document(text=text, lines=lines, has_bom=has_bom, crlf="\r" in text)
+    doc = Document(text=text, lines=lines, has_bom=has_bom, cr_line_breaks="\r" in text)
     if not lines or not _is_delimiter(lines[0]):
         doc.problems.append(
             Problem(
@@ -399,7 +399,7 @@ def parse_text(text: str) -> Document:
     if deep is not None:
         doc.problems.append(
             Problem(
-                P_TOO_DEEP,
+                P_TOO_COMPLEX,
                 f"Frontmatter nests deeper than {MAX_NESTING} levels; it is not parsed.",
                 Range.of(deep + 1, 0, deep + 1, len(yaml_lines[deep])),
             )
@@ -624,7 +624,7 @@ def parse_yaml(
     if root is not None and _expanded_size_exceeds(root, MAX_EXPANDED_NODES):
         problems.append(
             Problem(
-                P_TOO_DEEP,
+                P_TOO_COMPLEX,
                 f"Frontmatter aliases expand to more than {MAX_EXPANDED_NODES} nodes; it is not read.",
                 root.range,
             )
@@ -763,7 +763,7 @@ def parse_yaml_file(text: str) -> tuple[YamlNode | None, list[Problem]]:
     deep = _too_deep(lines)
     if deep is not None:
         message = f"The file nests deeper than {MAX_NESTING} levels; it is not read."
-        return None, [Problem(P_TOO_DEEP, message, Range.of(deep, 0, deep, len(lines[deep])))]
+        return None, [Problem(P_TOO_COMPLEX, message, Range.of(deep, 0, deep, len(lines[deep])))]
     if not any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines):
         return None, [Problem(P_EMPTY, "The file is empty.", Range.point(0, 0))]
     source = "".join(f"{ln}\n" for ln in lines)

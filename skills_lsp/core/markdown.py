@@ -17,9 +17,7 @@ from typing import Literal
 from urllib.parse import unquote
 
 from skills_lsp.core.frontmatter import Document
-from skills_lsp.core.model import Range
-
-BUNDLE_DIRS = ("scripts", "references", "assets")
+from skills_lsp.core.model import BUNDLE_DIRS, Range
 
 # Patterns start with a literal so the regex engine can skip ahead; candidates for bare paths
 # are found with str.find, which is much faster than a pattern with a leading look-behind.

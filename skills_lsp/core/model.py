@@ -94,6 +94,10 @@ class Finding:
         }
 
 
+# The folders a skill bundles beside its SKILL.md (agentskills.io), in the spec's order.
+BUNDLE_DIRS = ("scripts", "references", "assets")
+
+
 class FileKind(enum.Enum):
     """How a file is laid out, which decides its default profile."""
 

@@ -122,6 +122,13 @@ def check_document(
     return DocumentResult(findings, ctx)
 
 
+def unreadable(path: str | os.PathLike[str], exc: OSError) -> Finding:
+    """SK100 for a file that cannot be read."""
+    return Finding(
+        str(path), "SK100", Severity.ERROR, f"Cannot read file: {exc.strerror or exc}.", Range.point(0, 0)
+    )
+
+
 def validate_text(
     text: str,
     path: str | os.PathLike[str],
@@ -148,15 +155,7 @@ def validate_file(
     try:
         data = read_limited(path)
     except OSError as exc:
-        return [
-            Finding(
-                str(path),
-                "SK100",
-                Severity.ERROR,
-                f"Cannot read file: {exc.strerror or exc}.",
-                Range.point(0, 0),
-            )
-        ]
+        return [unreadable(path, exc)]
     return check_document(
         parse_bytes(data), path, kind=kind, profile=profile, config=config, tools=tools
     ).findings

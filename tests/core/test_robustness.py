@@ -51,7 +51,7 @@ def test_brackets_inside_scalars_are_not_nesting() -> None:
     assert parse_text('---\ndescription: "Use when ' + "[" * 65 + '"\n---\n').problems == []
     assert parse_text("---\ndescription: Use when " + "{" * 65 + "\n---\n").problems == []
     deep = parse_text("---\na: " + "[" * 65 + "]" * 65 + "\n---\n")
-    assert [p.code for p in deep.problems] == [fm.P_TOO_DEEP]
+    assert [p.code for p in deep.problems] == [fm.P_TOO_COMPLEX]
 
 
 @pytest.mark.parametrize(

@@ -118,8 +118,9 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
     return Fix(f"Move `{pair.name}` under `metadata`", tuple(edits))
 
 
-def split_tools(text: str) -> list[str]:
-    """Split an allowed-tools string on spaces or commas outside parentheses."""
+def split_tools(text: str, commas_only: bool = False) -> list[str]:
+    """Split an allowed-tools string on spaces or commas outside parentheses (`Bash(git log:*)`
+    is one entry); `commas_only` splits on commas alone."""
     tools: list[str] = []
     depth = 0
     current = ""
@@ -128,7 +129,7 @@ def split_tools(text: str) -> list[str]:
             depth += 1
         elif ch == ")" and depth:
             depth -= 1
-        if depth == 0 and (ch.isspace() or ch == ","):
+        if depth == 0 and (ch == "," or (ch.isspace() and not commas_only)):
             if current:
                 tools.append(current)
             current = ""

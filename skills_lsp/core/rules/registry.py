@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 
 from skills_lsp.core.frontmatter import Document, YamlPair, read_limited
 from skills_lsp.core.model import FileKind, Fix, Range, Severity
+from skills_lsp.core.profiles import Profile
+from skills_lsp.core.tool_registry import ToolRegistry
 
 GROUPS = {
     "SK0": "config",
@@ -107,8 +109,3 @@ def rule(
         return check
 
     return register
-
-
-# Profile is defined in profiles.py, which needs nothing from here at import time.
-from skills_lsp.core.profiles import Profile  # noqa: E402
-from skills_lsp.core.tool_registry import ToolRegistry  # noqa: E402

@@ -120,7 +120,7 @@ def frontmatter_too_large(ctx: RuleContext) -> Iterator[Report]:
 def frontmatter_too_complex(ctx: RuleContext) -> Iterator[Report]:
     """Deep nesting (over 64 levels) or aliases that expand to more than 10,000 nodes (a
     "billion laughs" document) are refused in bounded time instead of being parsed."""
-    yield from _problems(ctx, fm.P_TOO_DEEP)
+    yield from _problems(ctx, fm.P_TOO_COMPLEX)
 
 
 @rule("SK111", "not-utf8", E, "The file is not valid UTF-8")
@@ -213,14 +213,6 @@ def anchor_or_tag(ctx: RuleContext) -> Iterator[Report]:
             yield Report(node.range, "Explicit YAML tag: skills-ref (strictyaml) refuses tags.")
 
 
-@rule("SK001", "invalid-config", E, "The skills-lsp configuration is invalid")
-def invalid_config(ctx: RuleContext) -> Iterator[Report]:
-    """`[tool.skills-lsp]` in pyproject.toml or `skills-lsp.toml` has a TOML error, an unknown
-    key, an unknown profile or rule code, or a value of the wrong type. The finding points at the
-    config file; the rest of the configuration still applies. Reported by the config loader."""
-    return iter(())
-
-
 def _plain_scalar_pairs(root: fm.YamlNode) -> Iterator[tuple[fm.YamlNode | None, fm.YamlNode]]:
     for node in _walk(root):
         if node.kind == "mapping":
@@ -259,22 +251,3 @@ def tab_in_plain_value(ctx: RuleContext) -> Iterator[Report]:
         tail = lines[end.line][end.character :].split(" #", 1)[0]
         if "\t" in text[start.character :] or "\t" in tail:
             yield Report(value.range, "Tab in an unquoted value; use spaces or quote the value.")
-
-
-@rule("SK002", "invalid-tool-manifest", E, "The tool manifest is invalid")
-def invalid_tool_manifest(ctx: RuleContext) -> Iterator[Report]:
-    """The tool manifest (`skill-tools.yaml`, or `tool-manifest` in `[tool.skills-lsp]`) is not
-    valid YAML or JSON, or does not match `schema/tool-registry.schema.json`: a top-level `tools:`
-    list of `{name, description?, parameters?, source?}`. A tool listed twice is a warning.
-    Reported by the manifest loader, on the manifest file."""
-    return iter(())
-
-
-@rule("SK003", "invalid-test-queries", E, "The test-query file is invalid")
-def invalid_test_queries(ctx: RuleContext) -> Iterator[Report]:
-    """The test-query file (`skill-queries.yaml`, or `query-file` in `[tool.skills-lsp]`) is not
-    valid YAML or JSON, or does not match `schema/skill-queries.schema.json`: `cases:` of `query`
-    and `expect` (a skill name, a list of names, or `none`) with optional `top_k`, `min_score`,
-    `include_tags`, `exclude_tags` and `margin`, and optional shared `defaults`. Cases with
-    problems are skipped; the others still run. Reported by the query-file loader."""
-    return iter(())

@@ -100,18 +100,13 @@ def allowed_tools_commas(ctx: RuleContext) -> Iterator[Report]:
     if pair is None or ctx.profile.tools_style != "string" or pair.value.kind != "scalar":
         return
     text = str(pair.value.value)
-    depth = 0
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")" and depth > 0
-        if ch == "," and depth == 0:
-            fixed = " ".join(split_tools(text))
-            yield Report(
-                pair.value.range,
-                "Separate `allowed-tools` entries with spaces, not commas.",
-                (Fix("Separate with spaces", (TextEdit(pair.value.range, yaml_string(fixed)),)),),
-            )
-            return
+    if len(split_tools(text, commas_only=True)) > 1:
+        fixed = " ".join(split_tools(text))
+        yield Report(
+            pair.value.range,
+            "Separate `allowed-tools` entries with spaces, not commas.",
+            (Fix("Separate with spaces", (TextEdit(pair.value.range, yaml_string(fixed)),)),),
+        )
 
 
 @rule("SK504", "allowed-tools-duplicate", Severity.WARNING, "A tool is listed twice in `allowed-tools`")
