@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from skills_lsp._version import __version__
 from skills_lsp.core.catalog import to_prompt
@@ -37,23 +38,52 @@ class UsageError(Exception):
     """Bad command-line input: exit status 2."""
 
 
-def _codes(text: str | None) -> tuple[str, ...] | None:
+def _codes(text: str | None, option: str) -> tuple[str, ...] | None:
     if text is None:
         return None
     codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    if not codes:
+        raise UsageError(f"{option} needs at least one rule code or prefix, such as SK2 or SK401 (or ALL)")
     for code in codes:
         if code != "ALL" and not any(c.startswith(code) for c in RULES):
             raise UsageError(f"no rule code starts with {code!r}; see `skills-lsp rules`")
     return codes
 
 
+def _printable(text: str) -> str:
+    """`text` with the undecodable bytes of a file name (`os.fsdecode`'s lone surrogates) shown
+    as backslash escapes, `\\xff`, so it can be written to any UTF-8 stream and into JSON."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def _relative(path: str) -> str | None:
+    """`path` relative to the working directory with `/` separators, or None when it is not
+    below it."""
+    absolute = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(absolute, os.getcwd())
+    except ValueError:  # pragma: no cover - another Windows drive
+        return None
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return None
+    return rel.replace(os.sep, "/")
+
+
 @cache
 def _display(path: str) -> str:
-    """`path` relative to the working directory when it is below it, with `/` separators."""
-    absolute = os.path.abspath(path)
-    rel = os.path.relpath(absolute, os.getcwd())
-    shown = path if rel == ".." or rel.startswith(".." + os.sep) else rel
-    return shown.replace(os.sep, "/")
+    """`path` relative to the working directory when it is below it, with `/` separators;
+    printable (see `_printable`)."""
+    rel = _relative(path)
+    return _printable(path.replace(os.sep, "/") if rel is None else rel)
 
 
 def _counts(findings: Sequence[Finding]) -> str:
@@ -68,7 +98,7 @@ def _counts(findings: Sequence[Finding]) -> str:
 def write_text(result: CheckResult, shown: Sequence[Finding], out: TextIO) -> None:
     for f in shown:
         line, col = f.range.start.line + 1, f.range.start.character + 1
-        out.write(f"{_display(f.path)}:{line}:{col}: {f.code} [{f.severity.label}] {f.message}\n")
+        out.write(f"{_display(f.path)}:{line}:{col}: {f.code} [{f.severity.label}] {_printable(f.message)}\n")
     files = len(result.files)
     noun = "file" if files == 1 else "files"
     if shown:
@@ -80,7 +110,12 @@ def write_text(result: CheckResult, shown: Sequence[Finding], out: TextIO) -> No
 
 def write_json(shown: Sequence[Finding], out: TextIO) -> None:
     # One finding per line: readable, and the C encoder (json's indent= uses the slow Python one).
-    rows = [json.dumps(dict(f.to_json(), path=_display(f.path)), ensure_ascii=False) for f in shown]
+    rows = [
+        json.dumps(
+            dict(f.to_json(), path=_display(f.path), message=_printable(f.message)), ensure_ascii=False
+        )
+        for f in shown
+    ]
     out.write("[\n  " + ",\n  ".join(rows) + "\n]\n" if rows else "[]\n")
 
 
@@ -101,8 +136,23 @@ def write_github(shown: Sequence[Finding], out: TextIO) -> None:
         out.write(
             f"::{level[f.severity]} file={_gh_escape(_display(f.path), True)},line={r.start.line + 1},"
             f"col={r.start.character + 1},endLine={r.end.line + 1},endColumn={r.end.character + 1},"
-            f"title={_gh_escape(f.code, True)}::{_gh_escape(f.message)}\n"
+            f"title={_gh_escape(f.code, True)}::{_gh_escape(_printable(f.message))}\n"
         )
+
+
+def _artifact_location(path: str) -> dict[str, str]:
+    """A SARIF artifactLocation: a percent-encoded URI reference relative to %SRCROOT% (the
+    working directory) for a file below it, else an absolute `file:` URI. The raw bytes of
+    the name are encoded, so names that are not valid UTF-8 survive too."""
+    rel = _relative(path)
+    if rel is None:
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    return {"uri": quote(os.fsencode(rel), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _srcroot_uri() -> str:
+    uri = Path.cwd().as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 def sarif_log(shown: Sequence[Finding]) -> dict[str, object]:
@@ -125,11 +175,11 @@ def sarif_log(shown: Sequence[Finding]) -> dict[str, object]:
         result: dict[str, object] = {
             "ruleId": f.code,
             "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.message},
+            "message": {"text": _printable(f.message)},
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _display(f.path)},
+                        "artifactLocation": _artifact_location(f.path),
                         "region": {
                             "startLine": r.start.line + 1,
                             "startColumn": r.start.character + 1,
@@ -157,6 +207,7 @@ def sarif_log(shown: Sequence[Finding]) -> dict[str, object]:
                         "rules": rules,
                     }
                 },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": _srcroot_uri()}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
@@ -174,7 +225,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"config file not found: {explicit}")
     config, config_problems = resolve_config(targets, explicit)
     config = config.with_overrides(
-        select=_codes(args.select), ignore=_codes(args.ignore), extend_select=_codes(args.extend_select)
+        select=_codes(args.select, "--select"),
+        ignore=_codes(args.ignore, "--ignore"),
+        extend_select=_codes(args.extend_select, "--extend-select"),
     )
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
@@ -321,7 +374,11 @@ def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(
             f"{name!r} is not a valid skill name (lowercase a-z, 0-9 and single hyphens); try {suggestion!r}"
         )
+    if args.description is not None and not args.description.strip():
+        raise UsageError("the description must not be empty")
     base = Path(args.dir)
+    if base.exists() and not base.is_dir():
+        raise UsageError(f"--dir {_printable(str(base))} is not a directory")
     skill_dir = base / name
     skill_md = skill_dir / "SKILL.md"
     if skill_md.exists():
@@ -332,11 +389,15 @@ def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     problems = [f for f in validate_text(text, skill_md) if f.severity is Severity.ERROR]
     if problems:
         raise UsageError(f"the description does not make a valid skill: {problems[0].message}")
-    skill_dir.mkdir(parents=True, exist_ok=True)
-    for sub in ("scripts", "references", "assets"):
-        (skill_dir / sub).mkdir(exist_ok=True)
-    skill_md.write_text(text, encoding="utf-8")
-    out.write(f"Created {skill_md.as_posix()}\n")
+    try:
+        skill_dir.mkdir(parents=True, exist_ok=True)
+        for sub in ("scripts", "references", "assets"):
+            (skill_dir / sub).mkdir(exist_ok=True)
+        skill_md.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        where = _printable(exc.filename if isinstance(exc.filename, str) else str(skill_dir))
+        raise UsageError(f"cannot create {where}: {exc.strerror or exc}") from None
+    out.write(f"Created {_printable(skill_md.as_posix())}\n")
     return 0
 
 
@@ -353,7 +414,7 @@ def _index(args: argparse.Namespace) -> SkillIndex:
     root, config = _workspace(args)
     if getattr(args, "crate", False):
         return load_skill_index(root)
-    return load_workspace_index(root, config.roots, config.max_depth)
+    return load_workspace_index(root, config.roots_for(root), config.max_depth)
 
 
 def _tags(text: str | None) -> list[str]:
@@ -440,7 +501,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not query_file.is_file():
         raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
     cases, problems = load_query_file(query_file)
-    index = load_workspace_index(root, config.roots, config.max_depth)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
     results = run_cases(index, cases)
     failed = sum(not r.passed for r in results)
     if args.format == "json":
@@ -579,7 +640,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         code: int = args.func(args, out, err)
         return code
     except UsageError as exc:
-        err.write(f"skills-lsp: error: {exc}\n")
+        err.write(f"skills-lsp: error: {_printable(str(exc))}\n")
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0

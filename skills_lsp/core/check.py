@@ -144,7 +144,7 @@ def expand_targets(
                 skill = path / "SKILL.md"
                 files.setdefault(str(skill), SkillFile(str(skill), FileKind.AGENT_SKILL, str(path)))
                 continue
-            for item in discover_workspace(path, config.roots, config.max_depth):
+            for item in discover_workspace(path, config.roots_for(path), config.max_depth):
                 if not config.excluded(Path(item.path)):
                     files.setdefault(item.path, item)
         else:

@@ -7,8 +7,10 @@ that point at the line of the config file that is wrong.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -54,6 +56,21 @@ class Config:
         except ValueError:
             return None
 
+    def roots_for(self, target: Path) -> tuple[str, ...]:
+        """`roots` (relative to the config's folder) re-expressed relative to `target`, a folder
+        being checked: a root inside `target` becomes its path below it, a root containing
+        `target` becomes "" (all of `target`), and a root elsewhere is dropped. Without a config
+        file, or with the default roots (workspace conventions, valid wherever one looks), the
+        roots are returned unchanged."""
+        if self.root is None or self.roots == DEFAULT_AGENT_SKILL_ROOTS:
+            return self.roots
+        rebased: list[str] = []
+        for root in self.roots:
+            rel = _rebase(self.root, root, target)
+            if rel is not None and rel not in rebased:
+                rebased.append(rel)
+        return tuple(rebased)
+
     def profile_for_path(self, path: Path) -> str | None:
         if self.profile:
             return self.profile
@@ -92,6 +109,39 @@ class Config:
         return text
 
 
+def _inside(path: str, folder: str) -> str | None:
+    """`path` relative to `folder` ("" for the folder itself) when it is inside, else None."""
+    try:
+        rel = os.path.relpath(path, folder)
+    except ValueError:  # pragma: no cover - different Windows drives
+        return None
+    if rel == os.curdir:
+        return ""
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+        return None
+    return PurePosixPath(Path(rel)).as_posix()
+
+
+def _rebase(base: Path, root: str, target: Path) -> str | None:
+    """Root `root` of the config in `base`, relative to `target` ("" when `target` lies inside
+    the root), or None when neither contains the other. Compared as written first, then with
+    symlinks resolved (a target reached through a link, a root that is a link)."""
+    absolute_base, absolute_target = os.path.abspath(base), os.path.abspath(target)
+    real_base, real_target = os.path.realpath(base), os.path.realpath(target)
+    candidates = (
+        (os.path.normpath(os.path.join(absolute_base, root)), absolute_target),
+        (os.path.normpath(os.path.join(real_base, root)), real_target),
+        (os.path.realpath(os.path.join(real_base, root)), real_target),
+    )
+    for full, folder in candidates:
+        below = _inside(full, folder)
+        if below is not None:
+            return below
+        if _inside(folder, full) is not None:
+            return ""
+    return None
+
+
 _GLOB_CACHE: dict[str, re.Pattern[str]] = {}
 
 
@@ -123,6 +173,28 @@ def glob_match(pattern: str, path: str) -> bool:
     return regex.match(path) is not None
 
 
+_PYPROJECT_TABLE = re.compile(
+    r"""^[ \t]*(?:\[[ \t]*)?tool[ \t]*\.[ \t]*(?:skills-lsp|"skills-lsp"|'skills-lsp')[ \t]*[.\]=]""",
+    re.MULTILINE,
+)
+
+
+def _declares_config(pyproject: Path) -> bool:
+    """Whether a pyproject.toml has a `tool.skills-lsp` table, in any spelling TOML allows
+    (`[tool.skills-lsp]`, `[tool."skills-lsp"]`, a dotted `tool.skills-lsp.key = ...`)."""
+    try:
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    if "skills-lsp" not in text:  # cheap: most pyproject files never mention it
+        return False
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:  # still ours if it looks like it, so the error gets reported
+        return _PYPROJECT_TABLE.search(text) is not None
+    return isinstance(tool, dict) and "skills-lsp" in tool
+
+
 def find_config(start: Path) -> Path | None:
     """The nearest `skills-lsp.toml`, or `pyproject.toml` with a `[tool.skills-lsp]` table,
     in `start` or its parents."""
@@ -134,12 +206,8 @@ def find_config(start: Path) -> Path | None:
             candidate = directory / name
             if not candidate.is_file():
                 continue
-            if name == "pyproject.toml":
-                try:
-                    if "[tool.skills-lsp" not in candidate.read_text(encoding="utf-8", errors="replace"):
-                        continue
-                except OSError:
-                    continue
+            if name == "pyproject.toml" and not _declares_config(candidate):
+                continue
             return candidate
     return None
 
@@ -160,12 +228,154 @@ _KEYS = {
 _AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
-def _locate(text: str, needle: str) -> Range:
-    for number, line in enumerate(text.splitlines()):
-        col = line.find(needle)
-        if col >= 0:
-            return Range.of(number, col, number, col + len(needle))
-    return Range.point(0, 0)
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_BASIC_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_LITERAL_STRING = re.compile(r"'[^'\n]*'")
+_ML_BASIC = re.compile(r'"""(?:[^\\]|\\.)*?"""(?:""?)?', re.DOTALL)  # a closing """ may follow 2 more "
+_ML_LITERAL = re.compile(r"'''.*?'''(?:''?)?", re.DOTALL)
+_SCALAR_END = re.compile(r"[,\]}#\n]")
+KeyPath = tuple[str, ...]
+
+
+class _KeyScanner:
+    """Where every key of a (valid) TOML document is defined: full dotted key path -> the range of
+    its last part. Table headers, dotted keys, quoted keys and inline tables are understood;
+    comments and string contents are skipped, so only real keys are found. For an array of
+    tables the first occurrence is kept."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.found: dict[KeyPath, tuple[int, int]] = {}
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def range_of(self, path: KeyPath) -> Range | None:
+        span = self.found.get(path)
+        if span is None:
+            return None
+        start, end = span
+        line = bisect_right(self._line_starts, start) - 1
+        end_line = bisect_right(self._line_starts, end) - 1
+        return Range.of(line, start - self._line_starts[line], end_line, end - self._line_starts[end_line])
+
+    def scan(self) -> _KeyScanner:
+        table: KeyPath = ()
+        try:
+            while True:
+                self._skip(newlines=True)
+                if self.pos >= len(self.text):
+                    break
+                if self.text[self.pos] == "[":
+                    double = self.text.startswith("[[", self.pos)
+                    self.pos += 2 if double else 1
+                    table = self._key(())
+                    self._skip()
+                    self.pos += 2 if double else 1  # "]" or "]]"
+                else:
+                    path = self._key(table)
+                    self._skip()
+                    self.pos += 1  # "="
+                    self._value(path)
+        except (IndexError, ValueError):  # not valid TOML after all: keep what was found
+            pass
+        return self
+
+    def _skip(self, newlines: bool = False) -> None:
+        """Skip blanks and comments (and newlines when `newlines`)."""
+        text = self.text
+        while self.pos < len(text):
+            char = text[self.pos]
+            if char in " \t" or (newlines and char in "\r\n"):
+                self.pos += 1
+            elif char == "#":
+                end = text.find("\n", self.pos)
+                self.pos = len(text) if end < 0 else end
+            else:
+                break
+
+    def _key(self, prefix: KeyPath, record: bool = True) -> KeyPath:
+        """A dotted key; every prefix of it is recorded under `prefix` (when `record`)."""
+        path = prefix
+        while True:
+            self._skip()
+            start = self.pos
+            char = self.text[start]
+            if char == '"':
+                match = _BASIC_STRING.match(self.text, start)
+                if match is None:
+                    raise ValueError("unterminated key")
+                part = tomllib.loads(f"k = {match.group()}")["k"]
+            elif char == "'":
+                match = _LITERAL_STRING.match(self.text, start)
+                if match is None:
+                    raise ValueError("unterminated key")
+                part = match.group()[1:-1]
+            else:
+                match = _BARE_KEY.match(self.text, start)
+                if match is None:
+                    raise ValueError("not a key")
+                part = match.group()
+            self.pos = match.end()
+            path = (*path, part)
+            if record:
+                self.found.setdefault(path, (start, self.pos))
+            self._skip()
+            if self.text[self.pos] != ".":
+                return path
+            self.pos += 1
+
+    def _value(self, path: KeyPath | None) -> None:
+        """Skip one value; keys inside inline tables are recorded under `path` (None: an inline
+        table inside an array, whose keys are not recorded)."""
+        self._skip()
+        text = self.text
+        multiline = _ML_BASIC if text.startswith('"""', self.pos) else _ML_LITERAL
+        if text.startswith(('"""', "'''"), self.pos):
+            match = multiline.match(text, self.pos)
+            if match is None:
+                raise ValueError("unterminated string")
+            self.pos = match.end()
+        elif text[self.pos] in "\"'":
+            match = (_BASIC_STRING if text[self.pos] == '"' else _LITERAL_STRING).match(text, self.pos)
+            if match is None:
+                raise ValueError("unterminated string")
+            self.pos = match.end()
+        elif text[self.pos] == "[":
+            self.pos += 1
+            while True:
+                self._skip(newlines=True)
+                if text[self.pos] == "]":
+                    break
+                self._value(None)
+                self._skip(newlines=True)
+                if text[self.pos] == ",":
+                    self.pos += 1
+            self.pos += 1
+        elif text[self.pos] == "{":
+            self.pos += 1
+            while True:
+                self._skip(newlines=True)
+                if text[self.pos] == "}":
+                    break
+                key = self._key(path or (), record=path is not None)
+                self._skip()
+                self.pos += 1  # "="
+                self._value(key if path is not None else None)
+                self._skip(newlines=True)
+                if text[self.pos] == ",":
+                    self.pos += 1
+            self.pos += 1
+        else:  # number, boolean, date-time
+            match = _SCALAR_END.search(text, self.pos)
+            self.pos = len(text) if match is None else match.start()
+
+
+class _EntryError(ValueError):
+    """A bad entry of a table-valued key (`severity`, `profiles`): reported at that entry."""
+
+    def __init__(self, message: str, entry: str) -> None:
+        super().__init__(message)
+        self.entry = entry
 
 
 def load_config(path: Path) -> tuple[Config, list[Finding]]:
@@ -200,23 +410,38 @@ def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
         reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)).strip()
         problem(f"Invalid TOML: {reason}.", Range.of(line, col, line, col + 1))
         return Config(source=path, root=path.parent), problems
-    table: Any = data.get("tool", {}).get("skills-lsp", {}) if path.name == "pyproject.toml" else data
+    base: KeyPath = ("tool", "skills-lsp") if path.name == "pyproject.toml" else ()
+    tool = data.get("tool", {}) if base else None
+    table: Any = (tool.get("skills-lsp", {}) if isinstance(tool, dict) else {}) if base else data
+    scanned: list[_KeyScanner] = []  # scanned on the first problem only
+
+    def locate(*keys: str) -> Range:
+        """The most precise place of `base + keys` (or of a prefix of it) that the file defines."""
+        if not scanned:
+            scanned.append(_KeyScanner(text).scan())
+        for n in range(len(keys), -1, -1):
+            found = scanned[0].range_of((*base, *keys[:n]))
+            if found is not None:
+                return found
+        return Range.point(0, 0)
+
     if not isinstance(table, dict):
-        problem("`[tool.skills-lsp]` must be a table.", _locate(text, "skills-lsp"))
+        problem("`[tool.skills-lsp]` must be a table.", locate())
         return Config(source=path, root=path.parent), problems
     config = Config(source=path, root=path.parent)
     changes: dict[str, Any] = {}
     for key, value in table.items():
-        where = _locate(text, key)
         if key not in _KEYS:
             close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
             hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(sorted(_KEYS))}."
-            problem(f"Unknown config key `{key}`{hint}", where)
+            problem(f"Unknown config key `{key}`{hint}", locate(key))
             continue
         try:
             changes.update(_read_key(key, value))
+        except _EntryError as exc:
+            problem(f"`{key}`: {exc}", locate(key, exc.entry))
         except ValueError as exc:
-            problem(f"`{key}`: {exc}", where)
+            problem(f"`{key}`: {exc}", locate(key))
     return replace(config, **changes), problems
 
 
@@ -246,16 +471,16 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
             raise ValueError("expected a whole number from 1 to 64")
         return {"max_depth": value}
     if key == "profile":
-        if value not in PROFILES:
+        if not isinstance(value, str) or value not in PROFILES:
             raise ValueError(f"unknown profile `{value}`; choose one of {', '.join(PROFILES)}")
         return {"profile": value}
     if key == "profiles":
         if not isinstance(value, dict):
             raise ValueError('expected a table of glob = "profile"')
         for glob, name in value.items():
-            if name not in PROFILES:
-                raise ValueError(
-                    f"unknown profile `{name}` for `{glob}`; choose one of {', '.join(PROFILES)}"
+            if not isinstance(name, str) or name not in PROFILES:
+                raise _EntryError(
+                    f"unknown profile `{name}` for `{glob}`; choose one of {', '.join(PROFILES)}", glob
                 )
         return {"profiles": tuple(value.items())}
     if key in ("select", "extend-select", "ignore"):
@@ -265,10 +490,13 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
             raise ValueError('expected a table of CODE = "error" | "warning" | "info" | "hint"')
         severities: dict[str, Severity] = {}
         for code, level in value.items():
-            _codes([code])
-            if not isinstance(level, str):
-                raise ValueError(f"severity of {code} must be a string")
-            severities[code] = Severity.parse(level)
+            try:
+                _codes([code])
+                if not isinstance(level, str):
+                    raise ValueError(f"severity of {code} must be a string")
+                severities[code] = Severity.parse(level)
+            except ValueError as exc:
+                raise _EntryError(str(exc), code) from None
         return {"severity": severities}
     if key == "exclude":
         return {"exclude": _strings(value, "globs")}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +24,6 @@ BAD = "---\nname: Bad\ndescription: x\n---\nSee [a](references/none.md).\n"
 def run(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     if cwd is not None:
-        import os
-
         old = Path.cwd()
         os.chdir(cwd)
         try:
@@ -98,12 +97,99 @@ def test_sarif_is_valid_sarif_2_1_0(workspace: Path) -> None:
         "endLine": 2,
         "endColumn": 10,
     }
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "skills/bad/SKILL.md"
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "skills/bad/SKILL.md",
+        "uriBaseId": "%SRCROOT%",
+    }
+    assert run0["originalUriBaseIds"] == {"%SRCROOT%": {"uri": workspace.resolve().as_uri() + "/"}}
+
+
+def _sarif_uris(out: str) -> list[dict[str, str]]:
+    sarif_pydantic = pytest.importorskip("sarif_pydantic")
+    data = json.loads(out)
+    sarif_pydantic.Sarif.model_validate(data)
+    results = data["runs"][0]["results"]
+    return [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in results]
+
+
+def test_sarif_uris_are_percent_encoded_or_absolute_file_uris(tmp_path: Path) -> None:
+    skill = tmp_path / "my skills #1" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(BAD, encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    _, out, _ = run("check", "my skills #1", "--format", "sarif", "--no-cache", cwd=tmp_path)
+    locations = _sarif_uris(out)
+    assert locations and all(
+        loc == {"uri": "my%20skills%20%231/demo/SKILL.md", "uriBaseId": "%SRCROOT%"} for loc in locations
+    )
+    _, out, _ = run("check", "../my skills #1", "--format", "sarif", "--no-cache", cwd=tmp_path / "elsewhere")
+    outside = skill.resolve().as_uri()
+    assert outside.startswith("file:///") and outside.endswith("/my%20skills%20%231/demo/SKILL.md")
+    assert all(loc == {"uri": outside} for loc in _sarif_uris(out))
 
 
 def test_github_format_escapes(workspace: Path) -> None:
     _, out, _ = run("check", ".", "--format", "github", "--no-cache", cwd=workspace)
     assert "::error file=skills/bad/SKILL.md,line=2,col=7,endLine=2,endColumn=10,title=SK204::" in out
+
+
+def _undecodable_dir(tmp_path: Path) -> str:
+    """A skill folder `bad\\xff` (not valid UTF-8) holding a valid SKILL.md named `good`."""
+    raw = os.path.join(os.fsencode(tmp_path), b"bad\xff")
+    try:
+        os.mkdir(raw)
+    except OSError:  # pragma: no cover - a file system that only stores UTF-8 names (macOS)
+        pytest.skip("the file system refuses names that are not UTF-8")
+    with open(os.path.join(raw, b"SKILL.md"), "w", encoding="utf-8") as handle:
+        handle.write(GOOD)
+    return os.fsdecode(b"bad\xff")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_undecodable_file_names_print_in_every_format(tmp_path: Path, fmt: str) -> None:
+    name = _undecodable_dir(tmp_path)
+    buffer = io.BytesIO()
+    strict = io.TextIOWrapper(buffer, encoding="utf-8", errors="strict", newline="")
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        code = main(["check", name, "--no-cache", "--format", fmt], strict, io.StringIO())
+    finally:
+        os.chdir(old)
+    strict.flush()
+    out = buffer.getvalue().decode("utf-8")
+    assert code == 1  # SK208: `good` is not the folder's name
+    if fmt == "text":
+        assert out.startswith("bad\\xff/SKILL.md:2:7: SK208 [error]")
+        assert "directory name `bad\\xff`" in out
+    elif fmt == "json":
+        (row,) = json.loads(out)
+        assert row["path"] == "bad\\xff/SKILL.md" and row["message"].endswith("`bad\\xff`.")
+    elif fmt == "sarif":
+        assert _sarif_uris(out) == [{"uri": "bad%FF/SKILL.md", "uriBaseId": "%SRCROOT%"}]
+    else:
+        assert out.startswith("::error file=bad\\xff/SKILL.md,line=2,")
+
+
+def test_undecodable_file_names_with_a_strict_utf8_stdout(tmp_path: Path) -> None:
+    name = _undecodable_dir(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skills_lsp", "check", name, "--no-cache"],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr.decode("utf-8", "replace")
+    assert proc.stdout.startswith(b"bad\\xff/SKILL.md:2:7: SK208")
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
+@pytest.mark.parametrize("value", ["", " , "])
+def test_empty_rule_selection_is_a_usage_error(workspace: Path, option: str, value: str) -> None:
+    code, out, err = run("check", str(workspace), "--no-cache", option, value)
+    assert code == 2 and out == ""
+    assert f"{option} needs at least one rule code" in err
 
 
 def test_bad_usage_exits_two(workspace: Path) -> None:
@@ -145,6 +231,51 @@ def test_init_scaffolds_a_valid_skill(tmp_path: Path) -> None:
     assert run("init", "pdf-tools", "--dir", str(tmp_path))[0] == 2  # never overwrites
     code, _, err = run("init", "PDF_Tools", "--dir", str(tmp_path))
     assert code == 2 and "try 'pdf-tools'" in err
+
+
+def test_init_refuses_an_empty_description(tmp_path: Path) -> None:
+    for description in ("", "   "):
+        code, out, err = run("init", "demo", "--dir", str(tmp_path), "--description", description)
+        assert code == 2 and out == "" and "the description must not be empty" in err
+    assert not (tmp_path / "demo").exists()
+
+
+def test_init_reports_a_bad_dir_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    code, _, err = run("init", "demo", "--dir", str(afile))
+    assert code == 2 and err == f"skills-lsp: error: --dir {afile} is not a directory\n"
+    code, _, err = run("init", "demo", "--dir", str(afile / "sub"))
+    assert code == 2 and err.startswith(f"skills-lsp: error: cannot create {afile / 'sub'}")
+    if Path("/proc/self").is_dir():  # a directory nothing can be created in, even as root
+        code, _, err = run("init", "demo", "--dir", "/proc")
+        assert code == 2 and err.startswith("skills-lsp: error: cannot create /proc/demo: ")
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    code, _, err = run("init", "demo", "--dir", str(tmp_path / "ro"))
+    assert (
+        code == 2
+        and err == f"skills-lsp: error: cannot create {tmp_path / 'ro' / 'demo'}: Permission denied\n"
+    )
+
+
+def test_engine_commands_use_roots_relative_to_the_config(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "good" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(GOOD, encoding="utf-8")
+    (tmp_path / "skills-lsp.toml").write_text('roots = ["skills"]\n', encoding="utf-8")
+    (tmp_path / "skill-queries.yaml").write_text(
+        "cases:\n  - query: format my notes\n    expect: good\n", encoding="utf-8"
+    )
+    _, out, _ = run("index", "skills", "--format", "json", cwd=tmp_path)
+    assert [row["name"] for row in json.loads(out)] == ["good"]
+    _, out, _ = run("select", "notes", "--format", "json", cwd=tmp_path / "skills")
+    assert [row["name"] for row in json.loads(out)] == ["good"]
+    code, out, _ = run("test", "--root", "skills", cwd=tmp_path)
+    assert code == 0 and out.endswith("\n1 passed, 0 failed\n")
 
 
 def test_examples_workspace_reports_the_labelled_mistakes() -> None:

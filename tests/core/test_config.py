@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skills_lsp.core.check import check_paths, resolve_config
-from skills_lsp.core.config import find_config, glob_match, load_config, parse_config
+from skills_lsp.core.config import Config, find_config, glob_match, load_config, parse_config
+from skills_lsp.core.discovery import DEFAULT_AGENT_SKILL_ROOTS
 from skills_lsp.core.model import Range, Severity
 
 SKILL = "---\nname: {name}\ndescription: Does things. Use when asked.\n{extra}---\nBody text.\n"
@@ -88,3 +91,144 @@ def test_glob_match() -> None:
     assert glob_match("SKILL.md", "deep/dir/SKILL.md")
     assert glob_match("skills/*/SKILL.md", "skills/a/SKILL.md")
     assert not glob_match("skills/*/SKILL.md", "skills/a/b/SKILL.md")
+
+
+# --- exact positions ---------------------------------------------------------------------------
+
+
+def _where(text: str, name: str = "pyproject.toml") -> dict[str, tuple[int, int, int, int]]:
+    _, problems = parse_config(text, Path(name))
+    spans = {}
+    for p in problems:
+        r = p.range
+        spans[p.message.split("`")[1]] = (r.start.line, r.start.character, r.end.line, r.end.character)
+    return spans
+
+
+def test_errors_point_at_the_key_in_the_skills_lsp_table_not_another_table() -> None:
+    text = '[tool.ruff.lint]\nselect=["E"]\n[tool.skills-lsp]\nselect=["XX"]'
+    assert _where(text) == {"select": (3, 0, 3, 6)}
+
+
+def test_errors_point_at_the_key_not_a_longer_key_containing_it() -> None:
+    assert _where('extend-select=["SK1"]\nselect=["ZZ"]', "skills-lsp.toml") == {"select": (1, 0, 1, 6)}
+    assert _where('select=["SK1"]\nextend-select=["ZZ"]', "skills-lsp.toml") == {
+        "extend-select": (1, 0, 1, 13)
+    }
+
+
+def test_errors_point_at_the_key_not_a_comment_or_a_string_mentioning_it() -> None:
+    text = '# ignore is set below\nexclude = ["ignore = x"]\ndoc = """\nignore = 1\n"""\nignore = "SK401"\n'
+    spans = _where(text, "skills-lsp.toml")
+    assert spans["ignore"] == (5, 0, 5, 6)
+    assert spans["doc"] == (2, 0, 2, 3)  # unknown key, also at its own line
+
+
+def test_keys_of_inline_tables_in_arrays_are_not_mistaken_for_config_keys() -> None:
+    text = 'exclude = [{ select = 1 }, "x"]\nselect = ["ZZ"]\n'
+    assert _where(text, "skills-lsp.toml") == {"exclude": (0, 0, 0, 7), "select": (1, 0, 1, 6)}
+
+
+def test_quoted_and_dotted_keys_are_located() -> None:
+    assert _where('[tool."skills-lsp"]\n"select" = ["QQ"]\n') == {"select": (1, 0, 1, 8)}
+    assert _where("[project]\nname = 'x'\n[tool]\nskills-lsp.ignore = ['QQ']\n") == {"ignore": (3, 11, 3, 17)}
+    assert _where("tool.skills-lsp.max-depth = 0\n") == {"max-depth": (0, 16, 0, 25)}
+
+
+def test_errors_inside_severity_and_profiles_point_at_their_entry() -> None:
+    text = (
+        '[tool.skills-lsp]\nselect = ["SK2"]\n[tool.skills-lsp.severity]\nSK2 = "warning"\nSK204 = "bogus"\n'
+        '[tool.skills-lsp.profiles]\n"b/**" = "adk"\n"a/**" = "nope"\n'
+    )
+    assert _where(text) == {"severity": (4, 0, 4, 5), "profiles": (7, 0, 7, 6)}
+    inline = '[tool.skills-lsp]\nseverity = { SK2 = "info", ZZ9 = "error" }\n'
+    assert _where(inline) == {"severity": (1, 27, 1, 30)}
+
+
+def test_non_string_profiles_are_findings_not_crashes(tmp_path: Path) -> None:
+    text = '[tool.skills-lsp]\nprofile = ["adk"]\nprofiles = { "a/**" = ["adk"] }\n'
+    assert _where(text) == {"profile": (1, 0, 1, 7), "profiles": (2, 13, 2, 19)}
+    config, problems = parse_config("tool = 1\n", tmp_path / "pyproject.toml")
+    assert problems == [] and config.select is None
+
+
+# --- roots are relative to the config's folder -------------------------------------------------
+
+
+def test_roots_for_reexpresses_configured_roots_relative_to_the_target(tmp_path: Path) -> None:
+    config = Config(root=tmp_path, roots=("skills", ".agents/skills", "../shared"))
+    assert config.roots_for(tmp_path) == ("skills", ".agents/skills")
+    assert config.roots_for(tmp_path / "skills") == ("",)  # the target is a root
+    assert config.roots_for(tmp_path / "skills" / "a") == ("",)  # inside a root
+    assert config.roots_for(tmp_path / ".agents") == ("skills",)
+    assert config.roots_for(tmp_path / "docs") == ()  # no root there
+    assert config.roots_for(tmp_path.parent) == (
+        f"{tmp_path.name}/skills",
+        f"{tmp_path.name}/.agents/skills",
+        "shared",
+    )
+    with_all = Config(root=tmp_path, roots=("", "skills"))
+    assert with_all.roots_for(tmp_path / "docs") == ("",)
+
+
+def test_roots_for_relative_targets_and_symlinks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ws" / "skills").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "ws")
+    config = Config(root=(tmp_path / "ws").resolve(), roots=("skills",))
+    monkeypatch.chdir(tmp_path / "ws")
+    assert config.roots_for(Path(".")) == ("skills",) and config.roots_for(Path("skills")) == ("",)
+    assert config.roots_for(tmp_path / "link" / "skills") == ("",)  # reached through a symlink
+
+
+def test_roots_for_keeps_default_roots_and_roots_without_a_config() -> None:
+    assert Config().roots_for(Path("/x")) == DEFAULT_AGENT_SKILL_ROOTS
+    assert Config(roots=("skills",)).roots_for(Path("/x")) == ("skills",)
+    assert Config(root=Path("/ws")).roots_for(Path("/elsewhere")) == DEFAULT_AGENT_SKILL_ROOTS
+
+
+def test_check_of_a_subfolder_uses_roots_relative_to_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_skill(tmp_path, "demo")
+    (tmp_path / "skills-lsp.toml").write_text('roots = ["skills"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    config, _ = resolve_config(["skills"])
+    assert [Path(f.path).parent.name for f in check_paths(["skills"], config=config).files] == ["demo"]
+    monkeypatch.chdir(tmp_path / "skills")
+    config, _ = resolve_config(["."])
+    assert len(check_paths(["."], config=config).files) == 1
+
+
+# --- every TOML spelling of the table is found ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool."skills-lsp"]\nignore = ["SK208"]\n',
+        "[tool.'skills-lsp']\nignore = ['SK208']\n",
+        '[ tool . skills-lsp ]\nignore = ["SK208"]\n',
+        'tool.skills-lsp.ignore = ["SK208"]\n[project]\nname = "x"\n',
+        '[tool]\nskills-lsp = { ignore = ["SK208"] }\n',
+    ],
+)
+def test_find_config_detects_every_spelling_of_the_table(tmp_path: Path, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    assert find_config(tmp_path) == tmp_path / "pyproject.toml"
+    config, problems = load_config(tmp_path / "pyproject.toml")
+    assert problems == [] and config.ignore == ("SK208",)
+
+
+def test_find_config_skips_a_pyproject_that_only_mentions_skills_lsp(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["skills-lsp"]\n# see [tool.skills-lsp] docs\n',
+        encoding="utf-8",
+    )
+    assert find_config(tmp_path) is None
+
+
+def test_find_config_still_finds_a_broken_pyproject_with_our_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool."skills-lsp"]\nignore = [\n', encoding="utf-8")
+    assert find_config(tmp_path) == tmp_path / "pyproject.toml"
+    _, problems = load_config(tmp_path / "pyproject.toml")
+    assert problems[0].message.startswith("Invalid TOML")
