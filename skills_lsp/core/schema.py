@@ -88,6 +88,13 @@ def field_doc(profile: str, key: str) -> str | None:
     return None if schema is None else str(schema.get("description", ""))
 
 
+def max_length(definition: str) -> int:
+    """A field's length limit, as the schema states it (one place for limits and docs)."""
+    value = _definitions()[definition]["maxLength"]
+    assert isinstance(value, int)
+    return value
+
+
 def accepts_string(schema: dict[str, Any]) -> bool:
     """True when a plain YAML scalar should be checked as the text it is written as."""
     if "type" not in schema and "anyOf" not in schema:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skills_lsp.core import schema
 from skills_lsp.core.model import Severity
 from skills_lsp.core.rules.common import empty_or_not_string, field_text
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
-DESCRIPTION_MAX = 1024
+DESCRIPTION_MAX = schema.max_length("description")
 
 
 def _description(ctx: RuleContext) -> tuple[Report, str] | None:

@@ -6,10 +6,11 @@ import json
 import re
 import unicodedata
 
+from skills_lsp.core import schema
 from skills_lsp.core.frontmatter import Document, YamlNode, YamlPair
 from skills_lsp.core.model import Fix, Position, Range, TextEdit
 
-NAME_MAX = 64
+NAME_MAX = schema.max_length("name")
 
 
 def replace(title: str, rng: Range, text: str) -> Fix:

@@ -14,7 +14,7 @@ from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import move_under_metadata, replace
 from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
 
-COMPATIBILITY_MAX = 500
+COMPATIBILITY_MAX = schema.max_length("compatibility")
 # Length and pattern limits have their own rules with better messages and fixes.
 _RULE_OWNED_KEYWORDS = frozenset({"maxLength", "minLength", "pattern"})
 # Fields whose top-level type has its own rule (SK202, SK302, SK501, SK502).
