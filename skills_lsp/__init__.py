@@ -1,50 +1,64 @@
 """skills-lsp: validator, engine, language server and CLI for agent skills.
 
-The adk-skill 0.6.0 port keeps the crate's public names (snake_case) and answers.
+The adk-skill 0.6.0 port keeps the crate's public names (snake_case) and answers. Names are
+imported on first use, so `skills-lsp check` does not pay for the engine (numpy) at start-up.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from skills_lsp._version import __version__
-from skills_lsp.core.catalog import SkillCatalog, to_prompt
-from skills_lsp.core.coordinator import (
-    ByName,
-    ByQuery,
-    ByTag,
-    ContextCoordinator,
-    CoordinatorConfig,
-    SkillContext,
-    ValidationMode,
-)
-from skills_lsp.core.discovery import discover_agent_skills, discover_instruction_files, discover_skill_files
-from skills_lsp.core.errors import (
-    IndexError_,
-    InvalidFrontmatter,
-    InvalidSkillsRoot,
-    Io,
-    MissingField,
-    SkillError,
-    Validation,
-    Yaml,
-)
-from skills_lsp.core.index import (
-    SkillDocument,
-    SkillIndex,
-    SkillSummary,
-    load_skill_index,
-    load_skill_index_with_extras,
-    load_workspace_index,
-    normalize_id,
-)
-from skills_lsp.core.inject import (
-    Content,
-    Part,
-    SkillInjector,
-    SkillInjectorConfig,
-    apply_skill_injection,
-    select_skill_prompt_block,
-)
-from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, score_skill, select_skills, tokenize
-from skills_lsp.core.skill_parser import ParsedSkill, parse_instruction_markdown, parse_skill_markdown
-from skills_lsp.core.tool_registry import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest
+
+_EXPORTS = {
+    "skills_lsp.core.catalog": ("SkillCatalog", "to_prompt"),
+    "skills_lsp.core.coordinator": (
+        "ByName",
+        "ByQuery",
+        "ByTag",
+        "ContextCoordinator",
+        "CoordinatorConfig",
+        "SkillContext",
+        "ValidationMode",
+    ),
+    "skills_lsp.core.discovery": (
+        "discover_agent_skills",
+        "discover_instruction_files",
+        "discover_skill_files",
+    ),
+    "skills_lsp.core.errors": (
+        "IndexError_",
+        "InvalidFrontmatter",
+        "InvalidSkillsRoot",
+        "Io",
+        "MissingField",
+        "SkillError",
+        "Validation",
+        "Yaml",
+    ),
+    "skills_lsp.core.index": (
+        "SkillDocument",
+        "SkillIndex",
+        "SkillSummary",
+        "load_skill_index",
+        "load_skill_index_with_extras",
+        "load_workspace_index",
+        "normalize_id",
+    ),
+    "skills_lsp.core.inject": (
+        "Content",
+        "Part",
+        "SkillInjector",
+        "SkillInjectorConfig",
+        "apply_skill_injection",
+        "select_skill_prompt_block",
+    ),
+    "skills_lsp.core.scoring": ("SelectionPolicy", "SkillMatch", "score_skill", "select_skills", "tokenize"),
+    "skills_lsp.core.skill_parser": ("ParsedSkill", "parse_instruction_markdown", "parse_skill_markdown"),
+    "skills_lsp.core.tool_registry": ("StaticToolRegistry", "Tool", "ToolRegistry", "load_tool_manifest"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "ByName",
@@ -94,3 +108,64 @@ __all__ = [
     "to_prompt",
     "tokenize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skills_lsp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from skills_lsp.core.catalog import SkillCatalog, to_prompt
+    from skills_lsp.core.coordinator import (
+        ByName,
+        ByQuery,
+        ByTag,
+        ContextCoordinator,
+        CoordinatorConfig,
+        SkillContext,
+        ValidationMode,
+    )
+    from skills_lsp.core.discovery import (
+        discover_agent_skills,
+        discover_instruction_files,
+        discover_skill_files,
+    )
+    from skills_lsp.core.errors import (
+        IndexError_,
+        InvalidFrontmatter,
+        InvalidSkillsRoot,
+        Io,
+        MissingField,
+        SkillError,
+        Validation,
+        Yaml,
+    )
+    from skills_lsp.core.index import (
+        SkillDocument,
+        SkillIndex,
+        SkillSummary,
+        load_skill_index,
+        load_skill_index_with_extras,
+        load_workspace_index,
+        normalize_id,
+    )
+    from skills_lsp.core.inject import (
+        Content,
+        Part,
+        SkillInjector,
+        SkillInjectorConfig,
+        apply_skill_injection,
+        select_skill_prompt_block,
+    )
+    from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, score_skill, select_skills, tokenize
+    from skills_lsp.core.skill_parser import ParsedSkill, parse_instruction_markdown, parse_skill_markdown
+    from skills_lsp.core.tool_registry import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest

@@ -9,21 +9,22 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from skills_lsp._version import __version__
-from skills_lsp.core.catalog import to_prompt
 from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
 from skills_lsp.core.config import Config
-from skills_lsp.core.index import SkillIndex, load_skill_index, load_workspace_index
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
-from skills_lsp.core.queries import QueryResult, load_query_file, run_cases
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.edits import suggest_name
-from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, explain, select_skills
 from skills_lsp.core.validate import validate_text
+
+if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
+    from skills_lsp.core.index import SkillIndex
+    from skills_lsp.core.queries import QueryResult
+    from skills_lsp.core.scoring import SkillMatch
 
 DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 _SARIF_LEVEL = {
@@ -411,6 +412,8 @@ def _workspace(args: argparse.Namespace) -> tuple[Path, Config]:
 
 
 def _index(args: argparse.Namespace) -> SkillIndex:
+    from skills_lsp.core.index import load_skill_index, load_workspace_index
+
     root, config = _workspace(args)
     if getattr(args, "crate", False):
         return load_skill_index(root)
@@ -439,6 +442,8 @@ def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.scoring import SelectionPolicy, select_skills
+
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
     index = _index(args)
@@ -476,6 +481,8 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _explain_json(query: str, index: SkillIndex, match: SkillMatch, tokenizer: str) -> dict[str, Any]:
+    from skills_lsp.core.scoring import explain
+
     document = index.find_by_id(match.skill.id)
     assert document is not None
     hits = explain(query, document, "unicode" if tokenizer == "unicode" else "ascii")
@@ -491,11 +498,16 @@ def _explain_json(query: str, index: SkillIndex, match: SkillMatch, tokenizer: s
 
 
 def cmd_prompt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.catalog import to_prompt
+
     out.write(to_prompt(_index(args)) + "\n")
     return 0
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.index import load_workspace_index
+    from skills_lsp.core.queries import load_query_file, run_cases
+
     root, config = _workspace(args)
     query_file = Path(args.query_file) if args.query_file else (config.root or root) / config.query_file
     if not query_file.is_file():
