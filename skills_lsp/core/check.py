@@ -150,8 +150,9 @@ def expand_targets(
         else:
             message = "Not a regular file or directory." if path.exists() else "No such file or directory."
             problems.append(Finding(str(path), "SK100", Severity.ERROR, message, Range.point(0, 0)))
-    ordered = sorted(files.values(), key=lambda f: path_sort_key(f.path))
-    return ordered, problems
+    if len(targets) == 1:  # one target: discovery's order already is path order
+        return list(files.values()), problems
+    return sorted(files.values(), key=lambda f: path_sort_key(f.path)), problems
 
 
 @dataclass

@@ -173,6 +173,7 @@ def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[l
     followed; a (device, inode) set prevents loops and double visits.
     """
     root_parts = [tuple(PurePosixPath(r).parts) for r in roots]
+    everywhere = () in root_parts  # the workspace root itself is a root
     hidden_ok = {part for parts in root_parts for part in parts if part.startswith(".")}
     hidden_ok |= {".claude", ".github", ".skills", ".agents"}
     skills: list[str] = []
@@ -190,8 +191,13 @@ def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[l
             entries = list(os.scandir(current))
         except OSError:
             continue
-        in_root = any(rel[: len(parts)] == parts for parts in root_parts)
-        is_skill = in_root and any(e.name == "SKILL.md" and e.is_file() for e in entries)
+        in_root = everywhere or any(rel[: len(parts)] == parts for parts in root_parts)
+        is_skill = False
+        if in_root:
+            for entry in entries:
+                if entry.name == "SKILL.md" and entry.is_file():
+                    is_skill = True
+                    break
         if is_skill:
             skills.append(os.path.join(current, "SKILL.md"))
         depth = len(rel)
