@@ -28,7 +28,7 @@ from skills_lsp.core.discovery import (
     path_sort_key,
 )
 from skills_lsp.core.errors import SkillError
-from skills_lsp.core.frontmatter import Document, parse_text, to_python
+from skills_lsp.core.frontmatter import Document, parse_text, read_limited, to_python
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.skill_parser import (
     ParsedSkill,
@@ -336,6 +336,25 @@ def parsed_from_document(doc: Document) -> ParsedSkill | None:
     )
 
 
+def document_from_text(path: Path, text: str, kind: FileKind) -> SkillDocument | None:
+    """A workspace-index document from text (an editor buffer): agentskills files leniently,
+    the rest as the crate reads them; None where the file is not a usable skill."""
+    data = text.encode("utf-8")
+    if kind is not FileKind.AGENT_SKILL:
+        try:
+            crate = parse_instruction_markdown(path, text)
+        except SkillError:
+            return None
+        return document_from_parsed(crate, path, data, kind)
+    parsed = parsed_from_document(parse_text(text))
+    if parsed is None:
+        try:  # a SKILL.md the crate itself can read still belongs in the index
+            parsed = parse_skill_markdown(path, text)
+        except SkillError:
+            return None
+    return document_from_parsed(parsed, path, data, kind)
+
+
 def read_workspace_document(path: Path, kind: FileKind) -> SkillDocument | None:
     """One file of the workspace index: agentskills files leniently, the rest as the crate does."""
     if kind is not FileKind.AGENT_SKILL:
@@ -344,17 +363,10 @@ def read_workspace_document(path: Path, kind: FileKind) -> SkillDocument | None:
             doc.kind = kind
         return doc
     try:
-        data = path.read_bytes()
-        text = data.decode("utf-8")
+        text = read_limited(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    parsed = parsed_from_document(parse_text(text))
-    if parsed is None:
-        try:  # a SKILL.md the crate itself can read still belongs in the index
-            parsed = parse_skill_markdown(path, text)
-        except SkillError:
-            return None
-    return document_from_parsed(parsed, path, data, kind)
+    return document_from_text(path, text, kind)
 
 
 def load_workspace_index(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from skills_lsp.core.frontmatter import YamlPair
+from skills_lsp.core.frontmatter import Document, YamlPair
 from skills_lsp.core.model import Fix, Range, Severity, TextEdit
 from skills_lsp.core.rules.edits import pair_lines, replace, split_tools, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
@@ -135,10 +135,10 @@ def tool_name(entry: str) -> str:
     return entry.split("(", 1)[0].strip()
 
 
-def tool_entries(ctx: RuleContext) -> list[tuple[str, Range]]:
+def tool_entries(doc: Document) -> list[tuple[str, Range]]:
     """Each `allowed-tools` entry with the range where it is written."""
-    pair = _tools(ctx)
-    if pair is None:
+    pair = doc.get("allowed-tools") if doc.root is not None and doc.root.kind == "mapping" else None
+    if pair is None or pair.value.is_null:
         return []
     value = pair.value
     if value.kind == "sequence":
@@ -153,7 +153,7 @@ def tool_entries(ctx: RuleContext) -> list[tuple[str, Range]]:
     start, end = value.range.start, value.range.end
     if start.line != end.line:
         return [(e, value.range) for e in entries]
-    line = ctx.doc.lines[start.line]
+    line = doc.lines[start.line]
     found: list[tuple[str, Range]] = []
     at = start.character
     for entry in entries:
@@ -183,7 +183,7 @@ def unknown_tool(ctx: RuleContext) -> Iterator[Report]:
     if ctx.tools is None:
         return
     available = ctx.tools.available_tools()
-    for entry, rng in tool_entries(ctx):
+    for entry, rng in tool_entries(ctx.doc):
         name = tool_name(entry)
         if not name or ctx.tools.resolve(name) is not None:
             continue
