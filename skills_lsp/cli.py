@@ -18,8 +18,7 @@ from skills_lsp.core.config import Config
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.edits import suggest_name
-from skills_lsp.core.validate import validate_text
+from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
 
 if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
     from skills_lsp.core.index import SkillIndex
@@ -342,62 +341,14 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-_TEMPLATE = """---
-name: {name}
-description: {description}
-license: Apache-2.0
-metadata:
-  version: "0.1.0"
----
-
-# {title}
-
-## When to use
-
-Use this skill when the user asks to ... (the requests this skill is for).
-
-## Steps
-
-1. First step.
-2. Second step.
-
-## Examples
-
-Input: ...
-Output: ...
-"""
-
-
 def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    name = args.name
-    suggestion = suggest_name(name)
-    if suggestion != name:
-        raise UsageError(
-            f"{name!r} is not a valid skill name (lowercase a-z, 0-9 and single hyphens); try {suggestion!r}"
-        )
-    if args.description is not None and not args.description.strip():
-        raise UsageError("the description must not be empty")
     base = Path(args.dir)
     if base.exists() and not base.is_dir():
         raise UsageError(f"--dir {_printable(str(base))} is not a directory")
-    skill_dir = base / name
-    skill_md = skill_dir / "SKILL.md"
-    if skill_md.exists():
-        raise UsageError(f"{skill_md} already exists; not overwriting it")
-    title = name.replace("-", " ").capitalize()
-    description = args.description or f"Describe what {name} does. Use when the user asks to ..."
-    text = _TEMPLATE.format(name=name, description=json.dumps(description, ensure_ascii=False), title=title)
-    problems = [f for f in validate_text(text, skill_md) if f.severity is Severity.ERROR]
-    if problems:
-        raise UsageError(f"the description does not make a valid skill: {problems[0].message}")
     try:
-        skill_dir.mkdir(parents=True, exist_ok=True)
-        for sub in ("scripts", "references", "assets"):
-            (skill_dir / sub).mkdir(exist_ok=True)
-        skill_md.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        where = _printable(exc.filename if isinstance(exc.filename, str) else str(skill_dir))
-        raise UsageError(f"cannot create {where}: {exc.strerror or exc}") from None
+        skill_md = scaffold_skill(args.name, base, args.description)
+    except ScaffoldError as exc:
+        raise UsageError(_printable(str(exc))) from None
     out.write(f"Created {_printable(skill_md.as_posix())}\n")
     return 0
 
@@ -640,14 +591,21 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
     test.set_defaults(func=cmd_test)
+
+    sub.add_parser("serve", help="run the language server (stdio by default; see `skills-lsp serve --help`)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:  # the server parses its own options (editors add --stdio)
+        from skills_lsp.server.app import main as serve
+
+        return serve(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     try:
         code: int = args.func(args, out, err)
         return code

@@ -201,3 +201,42 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
             )
         )
     return cases, problems
+
+
+def explain_case(index: SkillIndex, case: QueryCase, top: int = 5) -> str:
+    """Markdown: how the top skills score for a test query, field by field."""
+    from skills_lsp.core.scoring import explain
+
+    policy = SelectionPolicy(top, 0.0, list(case.include_tags), list(case.exclude_tags))
+    matches = select_skills(index, case.query, policy)
+    expected = " or ".join(f"`{n}`" for n in case.expect) or "no skill"
+    lines = [f"**{case.query}**", "", f"Expected: {expected} (min_score {case.min_score})", ""]
+    if not matches:
+        lines.append("No skill shares a word with this query.")
+    for rank, match in enumerate(matches, 1):
+        document = index.find_by_id(match.skill.id)
+        if document is None:  # pragma: no cover - a match always comes from the index
+            continue
+        hits = explain(case.query, document)
+        fields = [
+            f"{label} x{weight}: {' '.join(tokens)}"
+            for label, weight, tokens in (
+                ("name", 4.0, hits.name),
+                ("description", 2.5, hits.description),
+                ("tags", 2.0, hits.tags),
+                ("body", 1.0, hits.body),
+            )
+            if tokens
+        ]
+        below = " (below min_score)" if match.score < f32(case.min_score) else ""
+        lines.append(f"{rank}. **{match.skill.name}** {match.score:.3f}{below}")
+        lines.append(f"   - {'; '.join(fields) or 'no field hit'}")
+        lines.append(
+            f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
+        )
+    return "\n".join(lines)
+
+
+def expecting(results: list[QueryResult], name: str) -> list[QueryResult]:
+    """The results of the test queries that expect the skill `name`."""
+    return [r for r in results if name in r.case.expect]

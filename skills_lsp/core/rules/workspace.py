@@ -40,3 +40,17 @@ def duplicate_name(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, R
             assert skill.name_range is not None
             others = ", ".join(o.path for o in group if o is not skill)
             yield skill, Report(skill.name_range, f"Skill name `{name}` is also used by {others}.")
+
+
+@rule(
+    "SK702",
+    "failing-test-query",
+    Severity.WARNING,
+    "A routing test in the test-query file fails",
+    workspace=True,
+)
+def failing_test_query(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
+    """A case of the test-query file (`skill-queries.yaml`) does not select the skill it expects
+    (or selects one where it expects `none`, or wins by less than its `margin`). The language
+    server reports it on the case's `query`; `skills-lsp test` prints the whole table."""
+    return iter(())

@@ -1,0 +1,1 @@
+"""The language server: pygls on top of skills_lsp.core, one module per LSP feature."""

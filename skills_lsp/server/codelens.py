@@ -1,0 +1,87 @@
+"""Code lenses: each test query's result, and at the top of each skill how its queries fare.
+Lenses are resolved lazily and refreshed when skills, the manifest or the queries change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from skills_lsp.core.frontmatter import parse_text
+from skills_lsp.core.model import Range
+from skills_lsp.core.queries import QueryResult, expecting
+from skills_lsp.server.state import FileRole
+
+if TYPE_CHECKING:
+    from skills_lsp.server.app import SkillsLanguageServer
+
+SCORE_QUERY = "skillsLsp.scoreQuery"
+
+
+def refresh(ls: SkillsLanguageServer) -> None:
+    if ls.capability("workspace.code_lens.refresh_support", False):
+        ls.workspace_code_lens_refresh(None)
+
+
+def case_title(result: QueryResult) -> str:
+    mark = "✓" if result.passed else "✗"
+    winner = result.winner
+    title = f"{mark} {winner.skill.name} ({winner.score:.3f})" if winner else f"{mark} no skill selected"
+    runner = result.runner_up
+    if runner is not None:
+        title += f" · runner-up: {runner.skill.name} ({runner.score:.3f})"
+    return title + ("" if result.passed else f" · {result.reason}")
+
+
+def register(server: SkillsLanguageServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(ls: SkillsLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+        uri = params.text_document.uri
+        path = ls.path_of(uri)
+        folder = ls.state.folder_for(path) if path is not None else None
+        if path is None or folder is None:
+            return None
+        lines = ls.lines_of(uri)
+        role = folder.role(path)
+        if role is FileRole.QUERIES:
+            return [
+                types.CodeLens(
+                    range=ls.codec.range_to_client(lines, case.range), data={"uri": uri, "case": i}
+                )
+                for i, case in enumerate(folder.cases)
+            ]
+        if role is not FileRole.SKILL:
+            return None
+        top = ls.codec.range_to_client(lines, Range.point(0, 0))
+        doc = parse_text(ls.workspace.get_text_document(uri).source)
+        name = doc.get("name")
+        lenses = [
+            types.CodeLens(
+                range=top,
+                command=types.Command(title="Score a query...", command=SCORE_QUERY, arguments=[uri]),
+            )
+        ]
+        if name is not None and name.value.is_scalar:
+            lenses.insert(0, types.CodeLens(range=top, data={"uri": uri, "skill": str(name.value.value)}))
+        return lenses
+
+    @server.feature(types.CODE_LENS_RESOLVE)
+    def resolve(ls: SkillsLanguageServer, lens: types.CodeLens) -> types.CodeLens:
+        if lens.command is not None or not isinstance(lens.data, dict):
+            return lens
+        data: dict[str, Any] = lens.data
+        path = ls.path_of(str(data.get("uri", "")))
+        folder = ls.state.folder_for(path) if path is not None else None
+        if folder is None:
+            lens.command = types.Command("(workspace not indexed)", "")
+            return lens
+        results = folder.results()
+        if "case" in data:
+            index = int(data["case"])
+            title = case_title(results[index]) if index < len(results) else "(test query changed)"
+        else:
+            mine = expecting(results, str(data.get("skill")))
+            passed = sum(r.passed for r in mine)
+            title = f"{len(mine)} test quer{'y' if len(mine) == 1 else 'ies'}: {passed} pass"
+        lens.command = types.Command(title, "")
+        return lens

@@ -1,0 +1,116 @@
+"""Diagnostics: findings as LSP diagnostics, pulled when the client supports it, else published
+(debounced after edits). Workspace changes re-publish, or ask pulling clients to refresh."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from skills_lsp.core.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from skills_lsp.server.app import SkillsLanguageServer
+
+RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
+DEBOUNCE_SECONDS = 0.1
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+log = logging.getLogger(__name__)
+_pending: dict[str, asyncio.TimerHandle] = {}
+
+
+def findings_for(ls: SkillsLanguageServer, uri: str) -> list[Finding]:
+    path = ls.path_of(uri)
+    if path is None:
+        return []
+    document = ls.workspace.get_text_document(uri)
+    return ls.state.findings(path, document.source)[1]
+
+
+def to_diagnostic(ls: SkillsLanguageServer, lines: list[str], finding: Finding) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=ls.codec.range_to_client(lines, finding.range),
+        message=finding.message,
+        severity=_SEVERITY[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=f"{RULES_URL}#{finding.code.lower()}"),
+        source="skills-lsp",
+    )
+
+
+def diagnostics_for(ls: SkillsLanguageServer, uri: str) -> list[types.Diagnostic]:
+    lines = ls.lines_of(uri)
+    return [to_diagnostic(ls, lines, f) for f in findings_for(ls, uri)]
+
+
+def client_pulls(ls: SkillsLanguageServer) -> bool:
+    return ls.capability("text_document.diagnostic") is not None
+
+
+def publish(ls: SkillsLanguageServer, uri: str) -> None:
+    if client_pulls(ls):
+        return
+    document = ls.workspace.get_text_document(uri)
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=diagnostics_for(ls, uri), version=document.version
+        )
+    )
+
+
+def schedule(ls: SkillsLanguageServer, uri: str) -> None:
+    """Publish after a short pause, so a burst of keystrokes costs one analysis."""
+    if client_pulls(ls):
+        return
+    handle = _pending.pop(uri, None)
+    if handle is not None:
+        handle.cancel()
+
+    def run() -> None:
+        _pending.pop(uri, None)
+        try:
+            publish(ls, uri)
+        except Exception:  # a broken document must not stop the others
+            log.exception("publishing diagnostics for %s failed", uri)
+
+    _pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, run)
+
+
+def refresh_all(ls: SkillsLanguageServer) -> None:
+    """Something every document may depend on changed (a skill, the manifest, the queries)."""
+    if client_pulls(ls):
+        if ls.capability("workspace.diagnostics.refresh_support", False):
+            ls.workspace_diagnostic_refresh(None)
+        return
+    for uri in list(ls.workspace.text_documents):
+        schedule(ls, uri)
+
+
+def clear(ls: SkillsLanguageServer, uri: str) -> None:
+    if not client_pulls(ls):
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def register(server: SkillsLanguageServer) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="skills-lsp", inter_file_dependencies=True, workspace_diagnostics=False
+        ),
+    )
+    def pull(
+        ls: SkillsLanguageServer, params: types.DocumentDiagnosticParams
+    ) -> types.DocumentDiagnosticReport:
+        items = diagnostics_for(ls, params.text_document.uri)
+        result_id = hashlib.sha1(repr([(d.code, d.range, d.message) for d in items]).encode()).hexdigest()
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)

@@ -1,0 +1,65 @@
+"""Hover: field docs, tool descriptions, test-query rankings and how a skill's queries rank it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from skills_lsp.core.assist import hover_text
+from skills_lsp.core.frontmatter import parse_text
+from skills_lsp.core.model import Position, Range
+from skills_lsp.core.queries import expecting, explain_case
+from skills_lsp.server.state import FileRole
+
+if TYPE_CHECKING:
+    from skills_lsp.server.app import SkillsLanguageServer
+
+
+def register(server: SkillsLanguageServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: SkillsLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        path = ls.path_of(uri)
+        folder = ls.state.folder_for(path) if path is not None else None
+        if path is None or folder is None:
+            return None
+        lines = ls.lines_of(uri)
+        position = ls.codec.from_client(lines, params.position)
+        role = folder.role(path)
+        found: tuple[str, Range] | None = None
+        if role is FileRole.QUERIES:
+            for case in folder.cases:
+                if case.range.start.line <= position.line <= case.range.end.line:
+                    found = explain_case(folder.index, case), case.range
+                    break
+        elif role is FileRole.SKILL:
+            doc = parse_text(ls.workspace.get_text_document(uri).source)
+            found = hover_text(doc, position, ls.state.profile_for(folder, path), folder.manifest.registry)
+            name = doc.get("name")
+            if found is None and name is not None and _inside(name.value.range, position):
+                found = _name_hover(folder, str(name.value.value)), name.value.range
+        if found is None:
+            return None
+        text, rng = found
+        return types.Hover(
+            contents=types.MarkupContent(types.MarkupKind.Markdown, text),
+            range=ls.codec.range_to_client(lines, rng),
+        )
+
+
+def _inside(rng: Range, position: Position) -> bool:
+    return rng.start <= position <= rng.end
+
+
+def _name_hover(folder: object, name: str) -> str:
+    results = expecting(folder.results(), name)  # type: ignore[attr-defined]
+    if not results:
+        return f"**{name}**\n\nNo test query expects this skill."
+    lines = [f"**{name}**: {sum(r.passed for r in results)} of {len(results)} test queries pass", ""]
+    for r in results:
+        names = [m.skill.name for m in r.matches]
+        rank = f"rank {names.index(name) + 1}" if name in names else "not ranked"
+        mark = "✓" if r.passed else "✗"
+        lines.append(f"- {mark} {r.case.query}: {rank}" + (f"; {r.reason}" if not r.passed else ""))
+    return "\n".join(lines)

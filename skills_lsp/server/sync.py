@@ -1,0 +1,198 @@
+"""The document and workspace lifecycle: settings, initial indexing (with progress), edits,
+saves, watched files, workspace folders and configuration changes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from skills_lsp.server import codelens, diagnostics
+from skills_lsp.server.state import FileRole
+
+if TYPE_CHECKING:
+    from skills_lsp.server.app import SkillsLanguageServer
+
+log = logging.getLogger(__name__)
+CONFIG_SECTION = "skillsLsp"
+WATCHED = (
+    "**/SKILL.md",
+    "**/.skills/**/*.md",
+    "**/.claude/skills/**/*.md",
+    "**/{AGENTS,AGENT,CLAUDE,GEMINI,COPILOT,SKILLS,SOUL}.md",
+    "**/skill-tools.{yaml,yml,json}",
+    "**/skill-queries.{yaml,yml,json}",
+    "**/{pyproject.toml,skills-lsp.toml}",
+)
+
+
+def _settings(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        inner = value.get(CONFIG_SECTION, value)
+        return dict(inner) if isinstance(inner, dict) else {}
+    return {}
+
+
+def folder_roots(ls: SkillsLanguageServer) -> list[Path]:
+    roots = [ls.path_of(f.uri) for f in ls.workspace.folders.values()]
+    if not roots and ls.workspace.root_uri:
+        roots = [ls.path_of(ls.workspace.root_uri)]
+    return [r for r in roots if r is not None and r.is_dir()]
+
+
+async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
+    """Index folders in a worker thread, reporting work-done progress when the client can."""
+    token: str | None = None
+    if roots and ls.capability("window.work_done_progress", False):
+        token = str(uuid.uuid4())
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(
+                token, types.WorkDoneProgressBegin(title="Indexing skills", percentage=0)
+            )
+        except Exception:  # the client refused a progress token: index without one
+            token = None
+    for number, root in enumerate(roots, 1):
+        await asyncio.to_thread(ls.state.load_folder, root)
+        if token is not None:
+            done = round(100 * number / len(roots))
+            ls.work_done_progress.report(
+                token, types.WorkDoneProgressReport(message=root.name, percentage=done)
+            )
+    if token is not None:
+        count = sum(len(f.index) for f in ls.state.folders.values())
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{count} skills indexed"))
+
+
+async def fetch_configuration(ls: SkillsLanguageServer) -> None:
+    if not ls.capability("workspace.configuration", False):
+        return
+    try:
+        values = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=CONFIG_SECTION)])
+        )
+    except Exception:
+        log.warning("workspace/configuration failed; keeping initializationOptions")
+        return
+    if values and isinstance(values[0], dict):
+        ls.state.settings.update(values[0])
+
+
+async def watch_files(ls: SkillsLanguageServer) -> None:
+    """Ask the client to tell us about files changed outside the editor; without it (or if the
+    client refuses) files are re-read on open and save, and may only go stale."""
+    if not ls.capability("workspace.did_change_watched_files.dynamic_registration", False):
+        return
+    watchers = [types.FileSystemWatcher(glob_pattern=g) for g in WATCHED]
+    registration = types.Registration(
+        id=str(uuid.uuid4()),
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+    )
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+    except Exception as exc:
+        log.info("the client did not register file watching (%s); relying on open and save", exc)
+
+
+def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
+    """Load the folder a document belongs to if indexing has not reached it yet; a document
+    outside every workspace folder gets a folder of its own (its skill's directory)."""
+    if ls.state.folder_for(path) is not None:
+        return
+    for root in folder_roots(ls):
+        try:
+            path.relative_to(root)
+        except ValueError:
+            continue
+        ls.state.load_folder(root)
+        return
+    ls.state.load_folder(path.parent)
+
+
+def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
+    path = ls.path_of(uri)
+    if path is None:
+        return
+    ensure_folder(ls, path)
+    role = ls.state.update(path, text)
+    diagnostics.schedule(ls, uri)
+    if role is not FileRole.OTHER:
+        diagnostics.refresh_all(ls)
+        codelens.refresh(ls)
+
+
+def register(server: SkillsLanguageServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: SkillsLanguageServer, params: types.InitializeParams) -> None:
+        ls.state.settings.update(_settings(params.initialization_options))
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: SkillsLanguageServer, params: types.InitializedParams) -> None:
+        await fetch_configuration(ls)
+        await index_folders(ls, folder_roots(ls))
+        await watch_files(ls)
+        for uri in list(ls.workspace.text_documents):
+            changed(ls, uri, ls.workspace.get_text_document(uri).source)
+        diagnostics.refresh_all(ls)
+        codelens.refresh(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: SkillsLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        changed(ls, params.text_document.uri, params.text_document.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: SkillsLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        changed(ls, uri, ls.workspace.get_text_document(uri).source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: SkillsLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        changed(ls, uri, ls.workspace.get_text_document(uri).source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: SkillsLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = ls.path_of(uri)
+        if path is not None and ls.state.folder_for(path) is not None:
+            ls.state.update(path, None)  # back to what is on disk
+        diagnostics.clear(ls, uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: SkillsLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        touched = False
+        for change in params.changes:
+            path = ls.path_of(change.uri)
+            if path is None or change.uri in ls.workspace.text_documents:
+                continue  # an open buffer is authoritative
+            if ls.state.folder_for(path) is None:
+                continue
+            ls.state.update(path, None)
+            touched = True
+        if touched:
+            diagnostics.refresh_all(ls)
+            codelens.refresh(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def folders(ls: SkillsLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            path = ls.path_of(removed.uri)
+            if path is not None:
+                ls.state.drop_folder(path)
+        added = [p for p in (ls.path_of(f.uri) for f in params.event.added) if p is not None and p.is_dir()]
+        await index_folders(ls, added)
+        diagnostics.refresh_all(ls)
+        codelens.refresh(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration(ls: SkillsLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        ls.state.settings.update(_settings(params.settings))
+        await fetch_configuration(ls)
+        await index_folders(ls, [f.root for f in list(ls.state.folders.values())])
+        diagnostics.refresh_all(ls)
+        codelens.refresh(ls)
