@@ -169,6 +169,10 @@ class SkillIndex:
     def __init__(self, documents: Iterable[SkillDocument] = ()) -> None:
         self._docs = sorted(documents, key=SkillDocument.sort_key)
         self._keys = [d.sort_key() for d in self._docs]
+        # normalised path -> documents read from it, so an editor's update is not a full scan
+        self._by_path: dict[str, list[SkillDocument]] = {}
+        for doc in self._docs:
+            self._by_path.setdefault(os.path.normpath(doc.path), []).append(doc)
         self.version = 0  # bumped on every change; search structures rebuild or follow it
         self._listeners: list[Any] = []
 
@@ -200,19 +204,25 @@ class SkillIndex:
     # past the crate
     def find_by_path(self, path: str | os.PathLike[str]) -> SkillDocument | None:
         """The document read from `path` (`./a/b/` and `a/b` name the same file)."""
-        target = os.path.normpath(path)
-        return next((d for d in self._docs if os.path.normpath(d.path) == target), None)
+        docs = self._by_path.get(os.path.normpath(path))
+        return min(docs, key=SkillDocument.sort_key) if docs else None
 
     def remove(self, path: str | os.PathLike[str]) -> SkillDocument | None:
         """Drop the document read from `path`, if any."""
-        target = os.path.normpath(path)
-        for i, doc in enumerate(self._docs):
-            if os.path.normpath(doc.path) == target:
-                del self._docs[i]
-                del self._keys[i]
-                self._changed("remove", doc)
-                return doc
-        return None
+        docs = self._by_path.get(os.path.normpath(path))
+        if not docs:
+            return None
+        doc = min(docs, key=SkillDocument.sort_key)
+        at = bisect.bisect_left(self._keys, doc.sort_key())
+        while self._docs[at] is not doc:
+            at += 1
+        del self._docs[at]
+        del self._keys[at]
+        docs.remove(doc)
+        if not docs:
+            del self._by_path[os.path.normpath(path)]
+        self._changed("remove", doc)
+        return doc
 
     def upsert(self, document: SkillDocument) -> None:
         """Add a document, replacing the one read from the same path."""
@@ -221,6 +231,7 @@ class SkillIndex:
         at = bisect.bisect_right(self._keys, key)
         self._docs.insert(at, document)
         self._keys.insert(at, key)
+        self._by_path.setdefault(os.path.normpath(document.path), []).append(document)
         self._changed("add", document)
 
     def subscribe(self, listener: Any) -> None:
