@@ -34,12 +34,18 @@ def to_prompt(skills: Iterable[SkillDocument | SkillSummary]) -> str:
             html.escape(skill.description.strip()),
             "</description>",
             "<location>",
-            str(Path(skill.path).resolve()),
+            str(_location(skill.path)),
             "</location>",
             "</skill>",
         ]
     lines.append("</available_skills>")
     return "\n".join(lines)
+
+
+def _location(path: Path) -> Path:
+    """skills-ref's location: the skill folder resolved, then the file name (a linked SKILL.md
+    is not followed)."""
+    return Path(path).parent.resolve() / Path(path).name
 
 
 @dataclass(frozen=True)
@@ -86,9 +92,7 @@ class SkillCatalog:
 
     @staticmethod
     def _metadata(document: SkillDocument) -> SkillMetadata:
-        return SkillMetadata(
-            document.name, document.description, str(Path(document.path).resolve()), document.id
-        )
+        return SkillMetadata(document.name, document.description, str(_location(document.path)), document.id)
 
 
 def skill_directory(document: SkillDocument) -> Path | None:

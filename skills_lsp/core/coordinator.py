@@ -20,6 +20,28 @@ from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, select_skills
 from skills_lsp.core.tool_registry import ToolRegistry
 
+
+def rust_debug(text: str) -> str:
+    """A string as Rust's `{:?}` writes it: quoted, with \\, \", \t, \r, \n and control
+    characters escaped (other characters as they are)."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{{{ord(ch):x}}}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
 F32_MAX = 3.4028234663852886e38  # the crate's score for a ByName match
 DEFAULT_MAX_INSTRUCTION_CHARS = 8000
 FALLBACK_TAGS = ("fallback", "generalist")
@@ -93,7 +115,7 @@ class ContextCoordinator:
             else:
                 active.append(tool)
         if missing and not permissive:
-            listed = ", ".join(f'"{m}"' for m in missing)
+            listed = ", ".join(rust_debug(m) for m in missing)
             raise Validation(f"Skill '{match.skill.name}' requires tools not in registry: [{listed}]")
         document = self.index.find_by_id(match.skill.id)
         if document is None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core.errors import InvalidSkillsRoot
-from skills_lsp.core.model import BUNDLE_DIRS, FileKind, SkillFile
+from skills_lsp.core.model import BUNDLE_DIRS, FileKind, SkillFile, ascii_lower, ascii_upper
 
 CONVENTION_FILES = ("AGENTS.md", "AGENT.md", "CLAUDE.md", "GEMINI.md", "COPILOT.md", "SKILLS.md", "SOUL.md")
 _CONVENTION_UPPER = frozenset(n.upper() for n in CONVENTION_FILES)
@@ -98,7 +98,7 @@ def _regular_files(top: Path, enter: Callable[[str], bool] = lambda name: True) 
 
 
 def _has_support_component(path: Path) -> bool:
-    return any(part.lower() in _SUPPORT_LOWER for part in path.parts)
+    return any(ascii_lower(part) in _SUPPORT_LOWER for part in path.parts)
 
 
 def discover_skill_files(root: str | os.PathLike[str], *, crate_quirks: bool = True) -> list[Path]:
@@ -124,16 +124,16 @@ def discover_skill_files(root: str | os.PathLike[str], *, crate_quirks: bool = T
 
 
 def is_convention_file(name: str) -> bool:
-    return name.upper() in _CONVENTION_UPPER
+    return ascii_upper(name) in _CONVENTION_UPPER
 
 
 def _convention_walk(base: Path) -> Iterator[Path]:
-    if base.name.lower() in _IGNORED_LOWER:
+    if ascii_lower(base.name) in _IGNORED_LOWER:
         return
-    for entry in _regular_files(base, enter=lambda name: name.lower() not in _IGNORED_LOWER):
+    for entry in _regular_files(base, enter=lambda name: ascii_lower(name) not in _IGNORED_LOWER):
         if is_convention_file(entry.name):
             path = Path(entry.path)
-            if entry.name.upper() == "SOUL.MD" and path.parent != base:
+            if ascii_upper(entry.name) == "SOUL.MD" and path.parent != base:
                 continue
             yield path
 
@@ -148,12 +148,12 @@ def discover_instruction_files(root: str | os.PathLike[str]) -> list[Path]:
     if not base.exists():
         return []
     if not base.is_dir():
-        raise InvalidSkillsRoot(base)
+        raise InvalidSkillsRoot(os.fspath(root))  # the path as given, as the crate prints it
     return _sorted_unique([*discover_skill_files(base), *_convention_walk(base)])
 
 
 def _skip_dir(name: str, hidden_ok: bool = False) -> bool:
-    lower = name.lower()
+    lower = ascii_lower(name)
     if lower in _IGNORED_LOWER or lower in _EXTRA_SKIPPED:
         return True
     return name.startswith(".") and not hidden_ok
@@ -221,7 +221,7 @@ def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[l
                 seen.add(key)
                 stack.append((entry.path, (*rel, name), key[0]))
             elif is_convention_file(name) and not entry.is_symlink() and entry.is_file():
-                if name.upper() == "SOUL.MD" and depth:
+                if ascii_upper(name) == "SOUL.MD" and depth:
                     continue
                 conventions.append(entry.path)
     return skills, conventions
@@ -264,7 +264,7 @@ def kind_of(path: str | os.PathLike[str]) -> FileKind:
     p = Path(path)
     if p.name == "SKILL.md":
         return FileKind.AGENT_SKILL
-    lowered = [part.lower() for part in p.parts]
+    lowered = [ascii_lower(part) for part in p.parts]
     if is_convention_file(p.name) and ".skills" not in lowered:
         return FileKind.CONVENTION
     return FileKind.FLAT_SKILL

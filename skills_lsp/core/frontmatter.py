@@ -395,7 +395,7 @@ def parse_text(text: str) -> Document:
             )
         )
         return doc
-    deep = _too_deep(yaml_lines)
+    deep = nesting_too_deep(yaml_lines)
     if deep is not None:
         doc.problems.append(
             Problem(
@@ -439,7 +439,7 @@ def _flow_start(line: str) -> int | None:
     return None
 
 
-def _too_deep(yaml_lines: list[str]) -> int | None:
+def nesting_too_deep(yaml_lines: list[str]) -> int | None:
     """Line index where nesting passes MAX_NESTING, found without parsing; None if shallow.
 
     libyaml's work grows faster than linearly with depth (and PyYAML's C composer overflows the
@@ -662,7 +662,9 @@ def _events(source: str) -> Iterator[Any]:
         loader.dispose()
 
 
-def _report_duplicates(doc: Document, root: YamlNode) -> None:
+def duplicate_keys(root: YamlNode) -> list[tuple[YamlNode, YamlNode]]:
+    """(first key, repeated key) for every key repeated within one mapping of the tree."""
+    found: list[tuple[YamlNode, YamlNode]] = []
     todo = [root]
     while todo:
         node = todo.pop()
@@ -676,19 +678,24 @@ def _report_duplicates(doc: Document, root: YamlNode) -> None:
             todo.append(pair.value)
             if pair.key.kind != "scalar":
                 continue
-            first = seen.get(pair.key.value)
-            if first is None:
-                seen[pair.key.value] = pair.key
-                continue
-            doc.problems.append(
-                Problem(
-                    P_DUPLICATE_KEY,
-                    f"Duplicate key `{pair.key.value}` (first set on line {first.range.start.line + 1}); "
-                    "YAML parsers disagree on which value wins. Keep one.",
-                    pair.key.range,
-                    {"first": first.range},
-                )
-            )
+            first = seen.setdefault(pair.key.value, pair.key)
+            if first is not pair.key:
+                found.append((first, pair.key))
+    return found
+
+
+def duplicate_message(first: YamlNode, key: YamlNode) -> str:
+    return (
+        f"Duplicate key `{key.value}` (first set on line {first.range.start.line + 1}); "
+        "YAML parsers disagree on which value wins. Keep one."
+    )
+
+
+def _report_duplicates(doc: Document, root: YamlNode) -> None:
+    for first, key in duplicate_keys(root):
+        doc.problems.append(
+            Problem(P_DUPLICATE_KEY, duplicate_message(first, key), key.range, {"first": first.range})
+        )
 
 
 _KEY_COLON = re.compile(r"^(\s*(?:-\s+)?)([^\s#'\"][^:#]*?):[ \t]+(\S.*?)\s*$")
@@ -760,7 +767,7 @@ def parse_yaml_file(text: str) -> tuple[YamlNode | None, list[Problem]]:
     lines = split_lines(text)
     if len(text) > MAX_FILE_BYTES:
         return None, [Problem(P_FILE_TOO_LARGE, "File is too large to read.", Range.point(0, 0))]
-    deep = _too_deep(lines)
+    deep = nesting_too_deep(lines)
     if deep is not None:
         message = f"The file nests deeper than {MAX_NESTING} levels; it is not read."
         return None, [Problem(P_TOO_COMPLEX, message, Range.of(deep, 0, deep, len(lines[deep])))]

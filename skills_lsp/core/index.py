@@ -25,6 +25,7 @@ from skills_lsp.core.discovery import (
     discover_instruction_files,
     discover_skill_files,
     discover_workspace,
+    kind_of,
     path_sort_key,
 )
 from skills_lsp.core.errors import SkillError
@@ -126,7 +127,8 @@ def document_from_parsed(
 ) -> SkillDocument:
     digest = hashlib.sha256(data).hexdigest()
     try:
-        last_modified: int | None = int(os.stat(path).st_mtime)
+        mtime = os.stat(path).st_mtime
+        last_modified: int | None = int(mtime) if mtime >= 0 else None  # before 1970: None, as the crate
     except OSError:
         last_modified = None
     return SkillDocument(
@@ -386,9 +388,15 @@ def load_workspace_index(
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> SkillIndex:
     """Every skill of a workspace in one index: agentskills, adk-skill and convention files."""
-    files = discover_workspace(root, roots, max_depth)
-    docs = (read_workspace_document(Path(f.path), f.kind) for f in files)
+    files = {os.path.normpath(f.path): f.kind for f in discover_workspace(root, roots, max_depth)}
+    try:  # everything the crate itself indexes is in too (e.g. convention files in references/)
+        for path in discover_instruction_files(root):
+            files.setdefault(os.path.normpath(path), kind_of(path))
+    except SkillError:
+        pass
+    docs = (read_workspace_document(Path(p), kind) for p, kind in files.items())
     return SkillIndex(d for d in docs if d is not None)
+
 
 
 _ = discover_skill_files  # the crate's discovery, re-exported for callers of this module

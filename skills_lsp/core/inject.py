@@ -15,6 +15,7 @@ from typing import Any
 
 from skills_lsp.core.index import SkillIndex, load_skill_index, load_skill_index_with_extras
 from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, select_skills
+from skills_lsp.core.skill_parser import rust_trim
 
 DEFAULT_MAX_INJECTED_CHARS = 2000
 
@@ -67,7 +68,7 @@ def apply_skill_injection(
         return None
     texts = [p.text for p in content.parts if p.text is not None]
     text = "\n".join(texts)
-    if not text.strip():
+    if not rust_trim(text):  # Rust's trim: U+001C..U+001F are not whitespace to it
         return None
     selected = select_skill_prompt_block(index, text, policy, max_injected_chars)
     if selected is None:

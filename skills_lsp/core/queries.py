@@ -10,13 +10,21 @@ range so editors can put a result next to it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import YamlNode, node_at, parse_yaml_file, to_python
+from skills_lsp.core.frontmatter import (
+    YamlNode,
+    duplicate_keys,
+    duplicate_message,
+    node_at,
+    parse_yaml_file,
+    to_python,
+)
 from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.model import Finding, Range, Severity
 from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, f32, select_skills
@@ -176,17 +184,29 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
         path_parts = list(error.absolute_path)
         if len(path_parts) >= 2 and path_parts[0] == "cases" and isinstance(path_parts[1], int):
             bad_cases.add(path_parts[1])
-        elif path_parts[:1] == ["defaults"] or not path_parts:
-            bad_cases.add(-1)
+        elif path_parts[:1] in (["defaults"], ["cases"]) or not path_parts:
+            bad_cases.add(-1)  # nothing can be read case by case
         problems.append(Finding(path, QUERIES_CODE, Severity.ERROR, f"{error.message}.", where(path_parts)))
+    for first, duplicate in duplicate_keys(root) if root is not None else []:
+        problems.append(
+            Finding(path, QUERIES_CODE, Severity.ERROR, duplicate_message(first, duplicate), duplicate.range)
+        )
     if not isinstance(data, dict) or -1 in bad_cases:
         return [], problems
+    if not data.get("cases"):
+        message = "The file has no test cases: routing is not under test."
+        problems.append(Finding(path, QUERIES_CODE, Severity.WARNING, message, where(["cases"])))
     defaults = data.get("defaults") or {}
     cases: list[QueryCase] = []
     for i, entry in enumerate(data.get("cases") or []):
         if i in bad_cases or not isinstance(entry, dict):
             continue
         merged = {**defaults, **entry}
+        numbers = [float(merged[k]) for k in ("min_score", "margin") if isinstance(merged.get(k), float)]
+        if any(not math.isfinite(n) for n in numbers):
+            message = "`min_score` and `margin` must be finite numbers."
+            problems.append(Finding(path, QUERIES_CODE, Severity.ERROR, message, where(["cases", i])))
+            continue
         cases.append(
             QueryCase(
                 query=str(entry["query"]),

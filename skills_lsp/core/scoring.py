@@ -24,6 +24,7 @@ import numpy as np
 
 from skills_lsp.core.discovery import path_sort_key
 from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
+from skills_lsp.core.model import ascii_lower
 
 Tokenizer = Literal["ascii", "unicode"]
 
@@ -56,14 +57,6 @@ def tokenize(text: str, tokenizer: Tokenizer = "ascii") -> list[str]:
     if tokenizer == "unicode":
         return [t.casefold() for t in _UNICODE_TOKEN.findall(text)]
     return [t.lower() for t in _ASCII_TOKEN.findall(text)]
-
-
-def ascii_lower(text: str) -> str:
-    """Rust's `to_ascii_lowercase`: only A-Z change (Python's lower() also lowers non-ASCII)."""
-    return text.translate(_ASCII_LOWER)
-
-
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 @dataclass
@@ -176,7 +169,7 @@ def select_skills_plain(
 ) -> list[SkillMatch]:
     """The crate's `select_skills`, as written: every skill is tokenized again for every query."""
     policy = policy or SelectionPolicy()
-    if policy.top_k == 0:
+    if policy.top_k <= 0:
         return []
     include, exclude = _tag_filter(policy)
     tokens = tokenize(query, policy.tokenizer)
@@ -289,7 +282,7 @@ class SkillSearch:
 
     def select(self, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:
         policy = policy or SelectionPolicy()
-        if policy.top_k == 0 or not self._slots:
+        if policy.top_k <= 0 or not self._slots:
             return []
         include, exclude = _tag_filter(policy)
         tokens = tokenize(query, self.tokenizer)

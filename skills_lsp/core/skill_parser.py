@@ -19,8 +19,9 @@ from pathlib import PurePath
 from typing import Any
 
 from skills_lsp.core.errors import InvalidFrontmatter, MissingField, SkillError, Yaml
-from skills_lsp.core.frontmatter import MAX_NESTING, _too_deep, parse_yaml
+from skills_lsp.core.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml
 from skills_lsp.core.frontmatter import YamlNode as Node
+from skills_lsp.core.model import ascii_lower, ascii_upper
 
 # Rust's char::is_whitespace (Unicode White_Space); Python's str.strip() also strips \x1c-\x1f.
 RUST_WHITESPACE = (
@@ -107,6 +108,11 @@ def _plain(node: Node) -> bool:
     return node.style is None and node.tag is None
 
 
+def _untagged_or(node: Node, kind: str) -> bool:
+    """A plain scalar, untagged or with the core tag `kind` (serde_yaml reads those alike)."""
+    return node.style is None and (node.tag is None or node.tag == _CORE_TAG + kind)
+
+
 def _string(node: Node, key: str) -> str:
     node = _target(node)
     if node.kind != "scalar":
@@ -116,15 +122,15 @@ def _string(node: Node, key: str) -> str:
 
 def _optional_string(node: Node, key: str) -> str | None:
     node = _target(node)
-    if node.kind == "scalar" and _plain(node) and node.value in _NULL_FORMS:
+    if node.kind == "scalar" and (_plain(node) or _untagged_or(node, "null")) and node.value in _NULL_FORMS:
         return None
     return _string(node, key)
 
 
 def _optional_bool(node: Node, key: str) -> bool | None:
     node = _target(node)
-    if node.kind == "scalar" and _plain(node):
-        if node.value in _NULL_FORMS:
+    if node.kind == "scalar" and node.style is None:
+        if node.value in _NULL_FORMS and node.tag is None:
             return None
         if node.value in _TRUE_FORMS:
             return True
@@ -135,8 +141,8 @@ def _optional_bool(node: Node, key: str) -> bool | None:
 
 def _string_list(node: Node, key: str) -> list[str]:
     node = _target(node)
-    if node.kind == "scalar" and _plain(node) and node.value == "":
-        return []  # serde_yaml 0.9 reads a bare `tags:` as an empty sequence
+    if node.kind == "scalar" and _untagged_or(node, "seq") and node.value == "":
+        return []  # serde_yaml 0.9 reads a bare `tags:` (or `!!seq`) as an empty sequence
     if node.kind != "sequence":
         raise _SerdeError(f"{key}: invalid type: {_kind_text(node)}, expected a sequence")
     return [_string(item, key) for item in node.value]
@@ -147,22 +153,36 @@ _FLOAT = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 _I64 = (-(2**63), 2**64 - 1)
 
 
+_RADIX_DIGITS = {
+    "0x": (16, re.compile(r"[0-9a-fA-F]+\Z")),
+    "0o": (8, re.compile(r"[0-7]+\Z")),
+    "0b": (2, re.compile(r"[01]+\Z")),
+}
+_I128 = (-(2**127), 2**128 - 1)
+
+
 def _resolve_int(text: str) -> int | None:
-    """serde_yaml 0.9's integer forms: decimal without leading zeros, 0x, 0o, 0b."""
+    """serde_yaml 0.9's integer forms: decimal without leading zeros, 0x, 0o, 0b (ASCII digits
+    only, one optional sign). Beyond 64 bits but within 128 serde_json cannot hold the value and
+    the file fails (raises); beyond 128 bits the text is read as a float."""
     sign = -1 if text.startswith("-") else 1
     unsigned = text[1:] if text[:1] in "+-" else text
-    for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
+    value: int | None = None
+    for prefix, (base, digits) in _RADIX_DIGITS.items():
         if unsigned.startswith(prefix):
-            digits = unsigned[2:]
-            try:
-                value = sign * int(digits, base) if digits and "_" not in digits else None
-            except ValueError:
+            if not digits.match(unsigned[2:]):
                 return None
-            return value if value is not None and _I64[0] <= value <= _I64[1] else None
-    if not _DECIMAL.match(text):
-        return None
-    value = int(text)
-    return value if _I64[0] <= value <= _I64[1] else None
+            value = sign * int(unsigned[2:], base)
+            break
+    else:
+        if not _DECIMAL.match(text) or not text.lstrip("+-").isascii():
+            return None
+        value = int(text)
+    if _I64[0] <= value <= _I64[1]:
+        return value
+    if _I128[0] <= value <= _I128[1]:
+        raise _SerdeError("metadata: a 128-bit integer is not supported")
+    return None
 
 
 def _resolve_float(text: str) -> float | None:
@@ -194,6 +214,8 @@ def json_value(node: Node, depth: int = 0) -> Any:
     text = str(node.value)
     if node.style is not None or node.tag == _STR_TAG:
         return text
+    if node.tag is not None:
+        return _tagged_value(node.tag, text)
     if text in _NULL_FORMS:
         return None
     if text in _TRUE_FORMS:
@@ -212,9 +234,32 @@ def json_value(node: Node, depth: int = 0) -> Any:
     return number
 
 
+_CORE_TAG = "tag:yaml.org,2002:"
+
+
+def _tagged_value(tag: str, text: str) -> Any:
+    """A plain scalar with an explicit tag: the core tags as serde_yaml reads them; any other
+    tag is an enum to serde_json and fails the file."""
+    kind = tag.removeprefix(_CORE_TAG) if tag.startswith(_CORE_TAG) else None
+    if kind == "null" and text in _NULL_FORMS:
+        return None
+    if kind == "bool" and text in _TRUE_FORMS | _FALSE_FORMS:
+        return text in _TRUE_FORMS
+    if kind == "int":
+        integer = _resolve_int(text) if not _leading_zero_digits(text) else None
+        if integer is not None:
+            return integer
+    if kind == "float":
+        number = _resolve_int(text)
+        real = float(number) if number is not None else _resolve_float(text)
+        if real is not None:
+            return real if math.isfinite(real) else None
+    raise _SerdeError(f"metadata: invalid value `{text}` for tag {tag}")
+
+
 def _metadata(node: Node) -> dict[str, Any]:
     node = _target(node)
-    if node.kind == "scalar" and _plain(node) and node.value == "":
+    if node.kind == "scalar" and _untagged_or(node, "map") and node.value == "":
         return {}
     if node.kind != "mapping":
         raise _SerdeError(f"metadata: invalid type: {_kind_text(node)}, expected a map")
@@ -257,8 +302,6 @@ def _frontmatter(root: Node | None) -> dict[str, Any]:
     if root is None:
         return values
     root = _target(root)
-    if root.kind == "scalar" and _plain(root) and root.value in _NULL_FORMS:
-        return values
     if root.kind != "mapping":
         raise _SerdeError(f"invalid type: {_kind_text(root)}, expected struct SkillFrontmatter")
     seen: set[str] = set()
@@ -305,7 +348,7 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     source = "\n".join(yaml_lines)
     root: Node | None = None
     if source.strip():
-        if _too_deep(yaml_lines) is not None:
+        if nesting_too_deep(yaml_lines) is not None:
             raise Yaml("recursion limit exceeded")
         root, problems = parse_yaml(source, lines, 1, close - 1, yaml12_line_breaks=False)
         if problems:
@@ -361,13 +404,13 @@ def parse_convention_markdown(path: str | os.PathLike[str], content: str) -> Par
             pass  # the crate falls through to the convention reading
     file_name = PurePath(os.fspath(path)).name
     body = rust_trim(content.replace("\r\n", "\n"))
-    mapped = CONVENTION_NAMES.get(file_name.upper())
+    mapped = CONVENTION_NAMES.get(ascii_upper(file_name))
     if mapped is not None:
         name, tag = mapped
         tags = ["convention", tag]
     else:
         stem = PurePath(file_name).stem
-        name = "".join(c.lower() if c.isascii() else c for c in stem)
+        name = ascii_lower(stem)
         tags = ["convention"]
     return ParsedSkill(name=name, description=_convention_description(body, file_name), tags=tags, body=body)
 
@@ -376,8 +419,8 @@ def parse_instruction_markdown(path: str | os.PathLike[str], content: str) -> Pa
     """The crate's dispatch by path: under `.skills/` strict; a convention file name gets the
     convention reading; anything else strict."""
     parts = PurePath(os.fspath(path)).parts
-    if any(part.lower() == ".skills" for part in parts):
+    if any(ascii_lower(part) == ".skills" for part in parts):
         return parse_skill_markdown(path, content)
-    if PurePath(os.fspath(path)).name.upper() in CONVENTION_NAMES:
+    if ascii_upper(PurePath(os.fspath(path)).name) in CONVENTION_NAMES:
         return parse_convention_markdown(path, content)
     return parse_skill_markdown(path, content)

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import YamlNode, node_at, parse_yaml_file, to_python
+from skills_lsp.core.frontmatter import (
+    YamlNode,
+    duplicate_keys,
+    duplicate_message,
+    node_at,
+    parse_yaml_file,
+    to_python,
+)
 from skills_lsp.core.model import Finding, Range, Severity
 
 MANIFEST_CODE = "SK002"
@@ -93,6 +100,10 @@ def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[
         problem(p.message.replace("Frontmatter", "The manifest"), p.range)
     if root is None or problems:
         return StaticToolRegistry(), problems
+    for first, duplicate in duplicate_keys(root):
+        problems.append(
+            Finding(path, MANIFEST_CODE, Severity.ERROR, duplicate_message(first, duplicate), duplicate.range)
+        )
     return _from_data(to_python(root), root, path, problems)
 
 

@@ -23,7 +23,7 @@ from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.tool_registry import parse_tool_manifest
-from skills_lsp.core.validate import check_document, resolve_profile, rule_plan
+from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
 QUERY_FAILURE_CODE = "SK702"
 
@@ -218,9 +218,8 @@ class State:
 
     def _duplicates(self, folder: Folder, path: Path, ctx: Any) -> list[Finding]:
         rule = RULES["SK701"]
-        if ctx.kind is FileKind.CONVENTION or rule not in [
-            r for r, _ in rule_plan(ctx.profile, folder.config)
-        ]:
+        # Workspace rules are not in the per-file plan; ask whether the profile enables this one.
+        if ctx.kind is FileKind.CONVENTION or rule not in enabled_rules(ctx.profile, folder.config):
             return []
         pair = ctx.get("name") if ctx.doc.root is not None and ctx.doc.root.kind == "mapping" else None
         text = scalar_text(ctx, pair.value) if pair is not None else None
@@ -235,7 +234,7 @@ class State:
         if not others:
             return []
         me = NamedSkill(str(path), ctx.kind, name, pair.value.range)
-        severity = dict(rule_plan(ctx.profile, folder.config)).get(rule, rule.severity)
+        severity = severity_for(rule, ctx.profile, folder.config)
         return [
             Finding(str(path), rule.code, severity, report.message, report.range)
             for skill, report in rule.check([me, *others])
