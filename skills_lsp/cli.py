@@ -1,4 +1,4 @@
-"""`skills-lsp` command line: check, rules, rule, init."""
+"""`skills-lsp` command line: check, rules, rule, init, index, select, prompt, test, serve."""
 
 from __future__ import annotations
 
@@ -393,7 +393,8 @@ def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.scoring import SelectionPolicy, select_skills
+    # One query: the crate's plain scorer beats building an inverted index (same results).
+    from skills_lsp.core.scoring import SelectionPolicy, select_skills_plain
 
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
@@ -401,7 +402,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = SelectionPolicy(
         args.top_k, args.min_score, _tags(args.include_tags), _tags(args.exclude_tags), args.tokenizer
     )
-    matches = select_skills(index, args.query, policy)
+    matches = select_skills_plain(index, args.query, policy)
     if args.format == "json":
         rows = [
             {"name": m.skill.name, "path": _display(str(m.skill.path)), "id": m.skill.id, "score": m.score}
@@ -419,10 +420,12 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"{rank}. {match.score:8.4f}  {match.skill.name}  ({_display(str(match.skill.path))})\n")
         if args.explain:
             hits = _explain_json(args.query, index, match, args.tokenizer)
+            from skills_lsp.core.scoring import FIELD_WEIGHTS
+
             for field_name in ("name", "description", "tags", "body"):
                 tokens = hits[field_name]
                 if tokens:
-                    weight = {"name": 4.0, "description": 2.5, "tags": 2.0, "body": 1.0}[field_name]
+                    weight = FIELD_WEIGHTS[field_name]
                     out.write(f"     {field_name:<11} x{weight}: {' '.join(tokens)}\n")
             out.write(
                 f"     raw {hits['raw']} / sqrt({hits['unique_body_tokens']} unique body tokens) = "

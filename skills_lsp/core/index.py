@@ -398,5 +398,4 @@ def load_workspace_index(
     return SkillIndex(d for d in docs if d is not None)
 
 
-
 _ = discover_skill_files  # the crate's discovery, re-exported for callers of this module

@@ -14,6 +14,7 @@ import heapq
 import math
 import re
 import struct
+import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -32,9 +33,14 @@ NAME_WEIGHT = 4.0
 DESCRIPTION_WEIGHT = 2.5
 TAG_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
+FIELD_WEIGHTS = {
+    "name": NAME_WEIGHT,
+    "description": DESCRIPTION_WEIGHT,
+    "tags": TAG_WEIGHT,
+    "body": BODY_WEIGHT,
+}
 
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+")
-_UNICODE_TOKEN = re.compile(r"[^\W_]+")
 _F32 = struct.Struct("<f")
 
 
@@ -51,11 +57,28 @@ def f32_bits(value: float) -> str:
     return f"0x{struct.unpack('<I', _F32.pack(value))[0]:08x}"
 
 
+# Scripts written without spaces: each character is a token of its own (so 数据 finds 数据库).
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]")
+_UNICODE_WORD = re.compile(
+    r"[^\W_](?:[^\W_]|[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a"
+    r"\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903\u093a-\u094f\u0951-\u0957"
+    r"\u0962\u0963\u0981-\u0983\u09bc-\u09d7\u0e31-\u0e3a\u0e47-\u0e4e])*"
+)
+
+
 def tokenize(text: str, tokenizer: Tokenizer = "ascii") -> list[str]:
     """The crate's tokens: runs of ASCII letters and digits, lowercased; every other character
-    separates (`café` -> `caf`). `unicode`: runs of Unicode letters and digits, case-folded."""
+    separates (`café` -> `caf`). `unicode`: NFC-normalised words of Unicode letters and digits
+    (combining marks stay in the word: `हिन्दी`), case-folded, and each CJK character alone."""
     if tokenizer == "unicode":
-        return [t.casefold() for t in _UNICODE_TOKEN.findall(text)]
+        tokens: list[str] = []
+        for word in _UNICODE_WORD.findall(unicodedata.normalize("NFC", text)):
+            if _CJK.search(word):
+                tokens.extend(piece.casefold() for piece in _CJK.split(word) if piece)
+                tokens.extend(_CJK.findall(word))
+            else:
+                tokens.append(word.casefold())
+        return tokens
     return [t.lower() for t in _ASCII_TOKEN.findall(text)]
 
 
