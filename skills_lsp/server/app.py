@@ -103,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=args.log_level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # pygls warns about ordinary races (a cancel for a request already answered); editors such as
+    # Neovim log all stderr as errors, so keep the protocol layer quiet unless asked.
+    if args.log_level != "DEBUG":
+        logging.getLogger("pygls.protocol").setLevel(logging.ERROR)
     server = create_server()
     if args.tcp:
         server.start_tcp(args.host, args.port)

@@ -1,0 +1,31 @@
+-- Neovim 0.11+: with editors/neovim/lsp/skills_lsp.lua copied to ~/.config/nvim/lsp/, this is
+-- all init.lua needs.
+
+-- Optional: where the server is, if `skills-lsp` is not on PATH, and its settings.
+-- vim.lsp.config('skills_lsp', {
+--   cmd = { vim.fn.expand('~/.venvs/skills/bin/skills-lsp'), 'serve' },
+--   settings = { skillsLsp = { profile = 'claude-code' } },
+-- })
+
+vim.lsp.enable('skills_lsp')
+
+-- Code lenses (test-query results) and the catalog-cost inlay hint.
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = vim.api.nvim_create_augroup('skills_lsp_attach', { clear = true }),
+  callback = function(args)
+    local client = vim.lsp.get_client_by_id(args.data.client_id)
+    if not client or client.name ~= 'skills_lsp' then return end
+    local bufnr = args.buf
+    if vim.lsp.codelens.enable then -- Neovim 0.12+
+      vim.lsp.codelens.enable(true, { bufnr = bufnr })
+    else
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'InsertLeave' }, {
+        group = vim.api.nvim_create_augroup('skills_lsp_codelens_' .. bufnr, { clear = true }),
+        buffer = bufnr,
+        callback = function() vim.lsp.codelens.refresh({ bufnr = bufnr }) end,
+      })
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+    end
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end,
+})
