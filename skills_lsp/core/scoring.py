@@ -122,17 +122,35 @@ def _norm(unique_body_tokens: int) -> float:
     return max(f32(math.sqrt(max(unique_body_tokens, 1))), 1.0)
 
 
+FieldSets = tuple[set[str], set[str], set[str], set[str]]  # name, description, tags, body
+
+
+def field_sets(skill: SkillDocument, tokenizer: Tokenizer = "ascii") -> FieldSets:
+    """A skill's distinct tokens per field (tags are tokenized for scoring)."""
+    return (
+        set(tokenize(skill.name, tokenizer)),
+        set(tokenize(skill.description, tokenizer)),
+        _tag_tokens(skill.tags, tokenizer),
+        set(tokenize(skill.body, tokenizer)),
+    )
+
+
+def _raw(query_tokens: Sequence[str], fields: FieldSets) -> float:
+    """The crate's sum: every query token (repeats count again) adds each field's weight."""
+    name, desc, tags, body = fields
+    raw = 0.0
+    for tok in query_tokens:
+        raw += NAME_WEIGHT * (tok in name) + DESCRIPTION_WEIGHT * (tok in desc)
+        raw += TAG_WEIGHT * (tok in tags) + BODY_WEIGHT * (tok in body)
+    return raw
+
+
 def explain(query: str, skill: SkillDocument, tokenizer: Tokenizer = "ascii") -> FieldHits:
     """The crate's score of one skill, with the tokens behind it."""
     tokens = tokenize(query, tokenizer)
-    name = set(tokenize(skill.name, tokenizer))
-    desc = set(tokenize(skill.description, tokenizer))
-    tags = _tag_tokens(skill.tags, tokenizer)
-    body = set(tokenize(skill.body, tokenizer))
-    raw = 0.0
-    for tok in tokens:
-        raw += NAME_WEIGHT * (tok in name) + DESCRIPTION_WEIGHT * (tok in desc)
-        raw += TAG_WEIGHT * (tok in tags) + BODY_WEIGHT * (tok in body)
+    fields = field_sets(skill, tokenizer)
+    name, desc, tags, body = fields
+    raw = _raw(tokens, fields)
     norm = _norm(len(body))
     return FieldHits(
         name=tuple(t for t in tokens if t in name),
@@ -148,21 +166,8 @@ def explain(query: str, skill: SkillDocument, tokenizer: Tokenizer = "ascii") ->
 
 def score_skill(query_tokens: Sequence[str], skill: SkillDocument, tokenizer: Tokenizer = "ascii") -> float:
     """The crate's `score_skill` (f32 result in a Python float)."""
-    name = set(tokenize(skill.name, tokenizer))
-    desc = set(tokenize(skill.description, tokenizer))
-    tags = _tag_tokens(skill.tags, tokenizer)
-    body = set(tokenize(skill.body, tokenizer))
-    raw = 0.0
-    for tok in query_tokens:
-        if tok in name:
-            raw += NAME_WEIGHT
-        if tok in desc:
-            raw += DESCRIPTION_WEIGHT
-        if tok in tags:
-            raw += TAG_WEIGHT
-        if tok in body:
-            raw += BODY_WEIGHT
-    return f32(raw / _norm(len(body)))
+    fields = field_sets(skill, tokenizer)
+    return f32(_raw(query_tokens, fields) / _norm(len(fields[3])))
 
 
 def _tag_filter(policy: SelectionPolicy) -> tuple[set[str], set[str]]:
