@@ -173,8 +173,10 @@ class SkillIndex:
         self._keys = [d.sort_key() for d in self._docs]
         # normalised path -> documents read from it, so an editor's update is not a full scan
         self._by_path: dict[str, list[SkillDocument]] = {}
+        self._by_name: dict[str, list[SkillDocument]] = {}
         for doc in self._docs:
             self._by_path.setdefault(os.path.normpath(doc.path), []).append(doc)
+            self._by_name.setdefault(doc.name, []).append(doc)
         self.version = 0  # bumped on every change; search structures rebuild or follow it
         self._listeners: list[Any] = []
 
@@ -198,7 +200,12 @@ class SkillIndex:
         return [d.summary() for d in self._docs]
 
     def find_by_name(self, name: str) -> SkillDocument | None:
-        return next((d for d in self._docs if d.name == name), None)
+        docs = self._by_name.get(name)
+        return min(docs, key=SkillDocument.sort_key) if docs else None
+
+    def all_named(self, name: str) -> list[SkillDocument]:
+        """Every document with this name, in index order."""
+        return sorted(self._by_name.get(name, ()), key=SkillDocument.sort_key)
 
     def find_by_id(self, skill_id: str) -> SkillDocument | None:
         return next((d for d in self._docs if d.id == skill_id), None)
@@ -223,6 +230,10 @@ class SkillIndex:
         docs.remove(doc)
         if not docs:
             del self._by_path[os.path.normpath(path)]
+        named = self._by_name[doc.name]
+        named.remove(doc)
+        if not named:
+            del self._by_name[doc.name]
         self._changed("remove", doc)
         return doc
 
@@ -234,6 +245,7 @@ class SkillIndex:
         self._docs.insert(at, document)
         self._keys.insert(at, key)
         self._by_path.setdefault(os.path.normpath(document.path), []).append(document)
+        self._by_name.setdefault(document.name, []).append(document)
         self._changed("add", document)
 
     def subscribe(self, listener: Any) -> None:

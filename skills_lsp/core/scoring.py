@@ -233,7 +233,6 @@ class SkillSearch:
     def _rebuild(self) -> None:
         self._slots: list[SkillDocument | None] = []
         self._slot_of: dict[int, int] = {}
-        self._tokens_of: list[tuple[str, ...]] = []
         self._postings: dict[str, tuple[array[int], array[float]]] = {}
         self._norms = array("f")
         self._alive = array("b")
@@ -260,11 +259,10 @@ class SkillSearch:
         postings = self._postings
         for token, weight in weights.items():
             entry = postings.get(token)
-            if entry is None:
+            if entry is None:  # the postings' key is the one copy of the token kept
                 entry = postings[token] = (array("i"), array("f"))
             entry[0].append(slot)
             entry[1].append(weight)
-        self._tokens_of.append(tuple(weights))
         self._norms.append(_norm(len(body)))
         self._alive.append(1)
         for tag in {ascii_lower(t) for t in doc.tags}:

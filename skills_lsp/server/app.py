@@ -4,9 +4,10 @@ registered here; they share the `State` and the position codec."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,33 @@ class SkillsLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("skills-lsp", __version__)
         self.state = State()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    def cancel(self, key: str) -> None:
+        handle = self._timers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+    def later(self, key: str, delay: float, action: Callable[[], object]) -> None:
+        """Run `action` once, `delay` seconds after the last call with this key (a burst of edits
+        costs one run). Outside the event loop (unit use) it runs at once."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            action()
+            return
+        handle = self._timers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+        def run() -> None:
+            self._timers.pop(key, None)
+            try:
+                action()
+            except Exception:  # one failing action must not stop the others
+                log.exception("deferred %s failed", key)
+
+        self._timers[key] = loop.call_later(delay, run)
 
     @property
     def codec(self) -> Codec:

@@ -18,9 +18,13 @@ if TYPE_CHECKING:
 SCORE_QUERY = "skillsLsp.scoreQuery"
 
 
+REFRESH_SECONDS = 0.3
+
+
 def refresh(ls: SkillsLanguageServer) -> None:
+    """Ask the client to re-request lenses once typing pauses (each request re-runs queries)."""
     if ls.capability("workspace.code_lens.refresh_support", False):
-        ls.workspace_code_lens_refresh(None)
+        ls.later("code-lens-refresh", REFRESH_SECONDS, lambda: ls.workspace_code_lens_refresh(None))
 
 
 def case_title(result: QueryResult) -> str:

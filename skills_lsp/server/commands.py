@@ -11,8 +11,11 @@ from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
 from skills_lsp.core.scoring import SelectionPolicy, select_skills
 from skills_lsp.server import codelens, diagnostics
 
+# pygls resolves command handlers' type hints at run time, so the server class must be importable
+# here (app.py imports this module only inside create_server, so there is no cycle).
+from skills_lsp.server.app import SkillsLanguageServer
+
 if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
     from skills_lsp.server.state import Folder
 
 
@@ -33,6 +36,13 @@ def register(server: SkillsLanguageServer) -> None:
         """Arguments: the query, and optionally a URI inside the workspace folder to search."""
         query = next((a for a in args if isinstance(a, str) and not a.startswith("file:")), None)
         if not query:
+            if args:  # run from the lens, which cannot ask for text: say how to give one
+                message = (
+                    "Score a query: run skillsLsp.scoreQuery with the query as its first argument "
+                    "(VS Code: the 'Skills: Score Query...' command asks for it)."
+                )
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+                return []
             raise ValueError("skillsLsp.scoreQuery needs a query")
         folder = _folder(ls, next((a for a in args if isinstance(a, str) and a.startswith("file:")), None))
         matches = select_skills(folder.index, query, SelectionPolicy(top_k=10, min_score=0.0))
@@ -76,7 +86,7 @@ def register(server: SkillsLanguageServer) -> None:
         ls.state.update(skill_md, None)
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
-        if ls.capability("window.show_document", None) is not None:
+        if ls.capability("window.show_document.support", False):
             ls.window_show_document(
                 types.ShowDocumentParams(uri=skill_md.resolve().as_uri(), take_focus=True)
             )

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ if TYPE_CHECKING:
 
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
+REFRESH_SECONDS = 0.3  # asking the client to re-pull everything waits for a pause in typing
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -24,7 +24,6 @@ _SEVERITY = {
     Severity.HINT: types.DiagnosticSeverity.Hint,
 }
 log = logging.getLogger(__name__)
-_pending: dict[str, asyncio.TimerHandle] = {}
 
 
 def findings_for(ls: SkillsLanguageServer, uri: str) -> list[Finding]:
@@ -68,33 +67,22 @@ def publish(ls: SkillsLanguageServer, uri: str) -> None:
 
 def schedule(ls: SkillsLanguageServer, uri: str) -> None:
     """Publish after a short pause, so a burst of keystrokes costs one analysis."""
-    if client_pulls(ls):
-        return
-    handle = _pending.pop(uri, None)
-    if handle is not None:
-        handle.cancel()
-
-    def run() -> None:
-        _pending.pop(uri, None)
-        try:
-            publish(ls, uri)
-        except Exception:  # a broken document must not stop the others
-            log.exception("publishing diagnostics for %s failed", uri)
-
-    _pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, run)
+    if not client_pulls(ls):
+        ls.later(f"publish:{uri}", DEBOUNCE_SECONDS, lambda: publish(ls, uri))
 
 
 def refresh_all(ls: SkillsLanguageServer) -> None:
     """Something every document may depend on changed (a skill, the manifest, the queries)."""
     if client_pulls(ls):
         if ls.capability("workspace.diagnostics.refresh_support", False):
-            ls.workspace_diagnostic_refresh(None)
+            ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
         return
     for uri in list(ls.workspace.text_documents):
         schedule(ls, uri)
 
 
 def clear(ls: SkillsLanguageServer, uri: str) -> None:
+    ls.cancel(f"publish:{uri}")
     if not client_pulls(ls):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

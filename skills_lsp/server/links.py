@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from skills_lsp.core.frontmatter import parse_text
 from skills_lsp.core.markdown import Reference, find_references
+from skills_lsp.server.state import FileRole
 
 if TYPE_CHECKING:
     from skills_lsp.server.app import SkillsLanguageServer
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
 
 def _targets(ls: SkillsLanguageServer, uri: str) -> list[tuple[Reference, Path]]:
     path = ls.path_of(uri)
-    if path is None or ls.state.folder_for(path) is None:
+    folder = ls.state.folder_for(path) if path is not None else None
+    if path is None or folder is None or folder.role(path) is not FileRole.SKILL:
         return []
     doc = parse_text(ls.workspace.get_text_document(uri).source)
     found = []

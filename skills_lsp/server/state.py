@@ -22,6 +22,7 @@ from skills_lsp.core.queries import QueryCase, QueryResult, load_query_file, par
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
+from skills_lsp.core.scoring import search_for
 from skills_lsp.core.tool_registry import parse_tool_manifest
 from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
@@ -61,6 +62,7 @@ class Folder:
     query_path: Path
     cases: list[QueryCase] = field(default_factory=list)
     query_problems: list[Finding] = field(default_factory=list)
+    query_parse: tuple[str | None, list[Finding]] = (None, [])
     _results: list[QueryResult] | None = None
 
     def results(self) -> list[QueryResult]:
@@ -128,6 +130,7 @@ class State:
             config = replace(config, root=root)
         config = self.configured(config)
         index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+        search_for(index)  # built here, off the event loop: the first query must not stall the editor
         manifest, manifest_problems = load_manifest(root, config)
         query_path = root / config.query_file
         cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
@@ -203,8 +206,9 @@ class State:
         if role is FileRole.MANIFEST:
             return None, parse_tool_manifest(text, str(path))[1]
         if role is FileRole.QUERIES:
-            _, problems = parse_query_file(text, str(path))
-            return None, problems + self._query_failures(folder, path)
+            if folder.query_parse[0] != text:  # re-checked on every skill edit: parse once per text
+                folder.query_parse = (text, parse_query_file(text, str(path))[1])
+            return None, folder.query_parse[1] + self._query_failures(folder, path)
         if role is FileRole.CONFIG:
             if path.name == "pyproject.toml" and "skills-lsp" not in text:
                 return None, []
@@ -228,8 +232,8 @@ class State:
         name = text.strip()
         others = [
             NamedSkill(str(d.path), d.kind, d.name, Range.point(0, 0))
-            for d in folder.index
-            if d.name == name and d.kind is not FileKind.CONVENTION and not _same(d.path, path)
+            for d in folder.index.all_named(name)
+            if d.kind is not FileKind.CONVENTION and not _same(d.path, path)
         ]
         if not others:
             return []

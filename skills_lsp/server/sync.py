@@ -159,9 +159,11 @@ def register(server: SkillsLanguageServer) -> None:
     def did_close(ls: SkillsLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         path = ls.path_of(uri)
-        if path is not None and ls.state.folder_for(path) is not None:
-            ls.state.update(path, None)  # back to what is on disk
-        diagnostics.clear(ls, uri)
+        role = ls.state.update(path, None) if path is not None and ls.state.folder_for(path) else None
+        diagnostics.clear(ls, uri)  # also drops a publication still pending from the last edit
+        if role is not None and role is not FileRole.OTHER:  # the disk version may differ
+            diagnostics.refresh_all(ls)
+            codelens.refresh(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: SkillsLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -194,5 +196,9 @@ def register(server: SkillsLanguageServer) -> None:
         ls.state.settings.update(_settings(params.settings))
         await fetch_configuration(ls)
         await index_folders(ls, [f.root for f in list(ls.state.folders.values())])
+        for uri in list(ls.workspace.text_documents):  # re-indexing read the disk: re-apply buffers
+            path = ls.path_of(uri)
+            if path is not None:
+                ls.state.update(path, ls.workspace.get_text_document(uri).source)
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
