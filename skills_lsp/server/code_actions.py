@@ -40,24 +40,29 @@ def register(server: SkillsLanguageServer) -> None:
         uri = params.text_document.uri
         lines = ls.lines_of(uri)
         actions: list[types.CodeAction] = []
+        offered: dict[tuple[str, tuple[object, ...]], types.CodeAction] = {}
         for finding in findings_for(ls, uri):
             diagnostic = to_diagnostic(ls, lines, finding)
             if not _overlaps(diagnostic.range, params.range):
                 continue
             tied = [_matching(diagnostic, list(params.context.diagnostics))]
             for fix in finding.fixes:
+                same = offered.get((fix.title, fix.edits))
+                if same is not None:  # two findings (SK204, SK205) offer the same rename: one action
+                    same.diagnostics = [*(same.diagnostics or []), *tied]
+                    continue
                 edits = [
                     types.TextEdit(ls.codec.range_to_client(lines, e.range), e.new_text) for e in fix.edits
                 ]
-                actions.append(
-                    types.CodeAction(
-                        title=fix.title,
-                        kind=types.CodeActionKind.QuickFix,
-                        diagnostics=tied,
-                        edit=types.WorkspaceEdit(changes={uri: edits}),
-                        is_preferred=len(finding.fixes) == 1,
-                    )
+                action = types.CodeAction(
+                    title=fix.title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=list(tied),
+                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                    is_preferred=len(finding.fixes) == 1,
                 )
+                offered[(fix.title, fix.edits)] = action
+                actions.append(action)
             extra = _create_file(ls, uri, lines, finding) if finding.code == "SK603" else None
             extra = extra or (_add_tool(ls, uri, lines, finding) if finding.code == "SK505" else None)
             if extra is not None:

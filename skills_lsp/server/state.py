@@ -186,6 +186,12 @@ class State:
         elif role is FileRole.QUERIES:
             folder.cases, folder.query_problems = parse_query_file(text, str(path)) if text else ([], [])
         elif role is FileRole.CONFIG:
+            if (
+                path.name == "pyproject.toml"
+                and "skills-lsp" not in (text or "")
+                and folder.config.source != path
+            ):
+                return FileRole.OTHER  # a pyproject without our table changes nothing
             self.load_folder(folder.root)
             return role
         folder.changed()

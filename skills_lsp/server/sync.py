@@ -114,12 +114,23 @@ def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
     ls.state.load_folder(path.parent)
 
 
+def reapply_buffers(ls: SkillsLanguageServer) -> None:
+    """After a folder is re-read from disk, open buffers (maybe unsaved) win again."""
+    for uri in list(ls.workspace.text_documents):
+        path = ls.path_of(uri)
+        folder = ls.state.folder_for(path) if path is not None else None
+        if path is not None and folder is not None and folder.role(path) is not FileRole.CONFIG:
+            ls.state.update(path, ls.workspace.get_text_document(uri).source)
+
+
 def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
     path = ls.path_of(uri)
     if path is None:
         return
     ensure_folder(ls, path)
     role = ls.state.update(path, text)
+    if role is FileRole.CONFIG:
+        reapply_buffers(ls)
     diagnostics.schedule(ls, uri)
     if role is not FileRole.OTHER:
         diagnostics.refresh_all(ls)
@@ -196,9 +207,6 @@ def register(server: SkillsLanguageServer) -> None:
         ls.state.settings.update(_settings(params.settings))
         await fetch_configuration(ls)
         await index_folders(ls, [f.root for f in list(ls.state.folders.values())])
-        for uri in list(ls.workspace.text_documents):  # re-indexing read the disk: re-apply buffers
-            path = ls.path_of(uri)
-            if path is not None:
-                ls.state.update(path, ls.workspace.get_text_document(uri).source)
+        reapply_buffers(ls)  # re-indexing read the disk
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
