@@ -400,9 +400,19 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--top-k must be 0 or more")
     index = _index(args)
     policy = SelectionPolicy(
-        args.top_k, args.min_score, _tags(args.include_tags), _tags(args.exclude_tags), args.tokenizer
+        args.top_k,
+        args.min_score,
+        _tags(args.include_tags),
+        _tags(args.exclude_tags),
+        args.tokenizer,
+        args.scorer,
     )
-    matches = select_skills_plain(index, args.query, policy)
+    if args.scorer == "bm25f":
+        from skills_lsp.core.scoring import select_skills
+
+        matches = select_skills(index, args.query, policy)
+    else:
+        matches = select_skills_plain(index, args.query, policy)
     if args.format == "json":
         rows = [
             {"name": m.skill.name, "path": _display(str(m.skill.path)), "id": m.skill.id, "score": m.score}
@@ -514,6 +524,50 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
     return "\n".join(lines) + ("\n\n" + "\n".join(failures) if failures else "") + "\n"
 
 
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.evaluation import DEFAULT_THRESHOLDS, evaluate
+    from skills_lsp.core.index import load_workspace_index
+    from skills_lsp.core.queries import load_query_file
+
+    root, config = _workspace(args)
+    scorers = [s.strip() for s in args.scorer.split(",") if s.strip()]
+    unknown = [s for s in scorers if s not in DEFAULT_THRESHOLDS]
+    if not scorers or unknown:
+        raise UsageError(
+            f"unknown scorer {', '.join(unknown) or '(none)'}; choose from {', '.join(DEFAULT_THRESHOLDS)}"
+        )
+    query_file = Path(args.query_file)
+    if not query_file.is_file():
+        raise UsageError(f"test-query file not found: {query_file}")
+    cases, problems = load_query_file(query_file)
+    for p in problems:
+        err.write(f"{_display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    reports = [evaluate(index, cases, scorer).to_json() for scorer in scorers]
+    if args.format == "json":
+        out.write(
+            json.dumps({"skills": len(index), "cases": len(cases), "scorers": reports}, indent=2) + "\n"
+        )
+        return 0
+    out.write(f"{len(index)} skills, {len(cases)} cases\n\n")
+    columns = ("top-1", "top-3", "paraphr.", "none FA", "AUROC", "p50 ms", "p95 ms")
+    widths = (6, 6, 8, 8, 6, 7, 7)
+    header = f"{'scorer':<9} " + " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
+    out.write(header + "\n")
+    for r in reports:
+        out.write(
+            f"{r['scorer']:<9} {r['top1_accuracy']:>6.1%} {r['top3_recall']:>6.1%} "
+            f"{r['paraphrased_top1_accuracy']:>8.1%} {r['none_false_accept_rate']:>8.1%} {r['auroc']:>6.3f} "
+            f"{r['latency_p50_ms']:>7.2f} {r['latency_p95_ms']:>7.2f}\n"
+        )
+    out.write(
+        "\ntop-1: the first skill is right; top-3: a right one is in the first three; paraphr.: top-1 on "
+        "requests worded without the skill's words;\nnone FA: `expect: none` requests whose top score "
+        "reaches the scorer's threshold; AUROC: top score, answerable vs none.\n"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="skills-lsp", description="Validate, test and serve agent skills.")
     parser.add_argument("--version", action="version", version=f"skills-lsp {__version__}")
@@ -580,6 +634,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="ascii (adk-skill's) or unicode letters and digits",
     )
     select.add_argument("--crate", action="store_true", help="only what adk-skill 0.6.0 itself indexes")
+    select.add_argument(
+        "--scorer",
+        choices=["lexical", "bm25f"],
+        default="lexical",
+        help="lexical (adk-skill's, default) or bm25f (scores 0..1)",
+    )
     select.add_argument("--format", choices=["text", "json"], default="text")
     select.add_argument("--explain", action="store_true", help="show which tokens hit which field")
     select.set_defaults(func=cmd_select)
@@ -594,6 +654,13 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
     test.set_defaults(func=cmd_test)
+
+    evaluation = sub.add_parser("eval", help="measure routing: accuracy, false accepts, AUROC, latency")
+    evaluation.add_argument("query_file")
+    evaluation.add_argument("--root", default=".", help="workspace folder (default: .)")
+    evaluation.add_argument("--scorer", default="lexical,bm25f", help="comma-separated: lexical, bm25f")
+    evaluation.add_argument("--format", choices=["text", "json"], default="text")
+    evaluation.set_defaults(func=cmd_eval)
 
     sub.add_parser("serve", help="run the language server (stdio by default; see `skills-lsp serve --help`)")
     return parser

@@ -46,6 +46,7 @@ class QueryCase:
     exclude_tags: tuple[str, ...] = ()
     margin: float | None = None
     id: str | None = None
+    paraphrase: bool | None = None  # evaluation only: worded without the skill's own vocabulary
     range: Range = field(default=Range.point(0, 0), compare=False)  # the case's `query` text
 
     @property
@@ -217,6 +218,7 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
                 exclude_tags=tuple(merged.get("exclude_tags", ())),
                 margin=float(merged["margin"]) if merged.get("margin") is not None else None,
                 id=entry.get("id"),
+                paraphrase=entry.get("paraphrase") if isinstance(entry.get("paraphrase"), bool) else None,
                 range=where(["cases", i, "query"]),
             )
         )

@@ -28,6 +28,8 @@ from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
 from skills_lsp.core.model import ascii_lower
 
 Tokenizer = Literal["ascii", "unicode"]
+ScorerName = Literal["lexical", "bm25f"]
+SCORERS: tuple[str, ...] = ("lexical", "bm25f")
 
 NAME_WEIGHT = 4.0
 DESCRIPTION_WEIGHT = 2.5
@@ -84,14 +86,16 @@ def tokenize(text: str, tokenizer: Tokenizer = "ascii") -> list[str]:
 
 @dataclass
 class SelectionPolicy:
-    """The crate's SelectionPolicy (`top_k` 1, `min_score` 1.0 by default), plus our tokenizer
-    choice (ASCII, the crate's, by default)."""
+    """The crate's SelectionPolicy (`top_k` 1, `min_score` 1.0 by default), plus our choices of
+    tokenizer and scorer (the crate's: ASCII and `lexical`, by default). With `bm25f`, scores
+    run from 0 to 1 and `min_score` is on that scale."""
 
     top_k: int = 1
     min_score: float = 1.0
     include_tags: list[str] = field(default_factory=list)
     exclude_tags: list[str] = field(default_factory=list)
     tokenizer: Tokenizer = "ascii"
+    scorer: ScorerName = "lexical"
 
 
 @dataclass
@@ -362,6 +366,11 @@ def search_for(index: SkillIndex, tokenizer: Tokenizer = "ascii") -> SkillSearch
 
 
 def select_skills(index: SkillIndex, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:
-    """The crate's `select_skills` (same results, bit for bit), through the inverted index."""
+    """The crate's `select_skills` (same results, bit for bit), through the inverted index; or,
+    with `policy.scorer == "bm25f"`, field-weighted BM25 (core/bm25.py)."""
     policy = policy or SelectionPolicy()
+    if policy.scorer == "bm25f":
+        from skills_lsp.core.bm25 import bm25f_for
+
+        return bm25f_for(index).select(query, policy)
     return search_for(index, policy.tokenizer).select(query, policy)

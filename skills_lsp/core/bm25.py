@@ -1,0 +1,370 @@
+"""The `bm25f` scorer: field-weighted BM25 over name, description, tags and body.
+
+Beside the crate's `lexical` scorer (unchanged, bit-exact), this one fixes what makes lexical
+routing poor at scale: stop words no longer score, light stemming joins `invoice`/`invoices`,
+every field is length-normalised on its own (so a tiny skill no longer wins everything), rare
+words count more than common ones (idf), and scores are normalised to 0..1 by the query's best
+possible score, so one `min_score` means the same in a workspace of 60 skills or 20,000. Words
+the workspace has never seen count in that maximum, so an off-topic request scores low: that is
+what makes "no match" possible.
+
+Postings keep raw per-field term counts and field lengths, so documents are added and removed
+without a rebuild, and the BM25F sum is computed with numpy at query time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from array import array
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from skills_lsp.core.index import SkillDocument, SkillIndex
+
+if TYPE_CHECKING:
+    from skills_lsp.core.scoring import SelectionPolicy, SkillMatch
+
+# English function words that carry no routing signal ("the", "my", "to" used to score).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "please",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "us",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "want",
+        "need",
+        "help",
+        "get",
+        "make",
+        "use",
+        "using",
+        "used",
+        "also",
+        "like",
+        "can't",
+        "don't",
+        "i'm",
+        "i've",
+        "it's",
+        "let's",
+        "some",
+        "something",
+        "thing",
+        "things",
+        "way",
+    ]
+)
+_WORD = re.compile(r"[^\W_](?:[^\W_]|['’][^\W_])*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer (plurals, -ing, -ed, -ly, a final e), enough to join `invoice`,
+    `invoices`; `change`, `changed`, `changing`; `plan`, `planned`. Short words stay."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) >= 5:
+        word = word[:-3] + "y"
+    elif word.endswith("sses") or (word.endswith(("xes", "ches", "shes", "zes")) and len(word) >= 5):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) >= 4:
+        word = word[:-1]
+    for suffix, minimum in (("ing", 6), ("edly", 7), ("ed", 5), ("ly", 5)):
+        if word.endswith(suffix) and len(word) >= minimum:
+            word = word[: -len(suffix)]
+            if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # running -> run, planned -> plan
+            break
+    if word.endswith("e") and len(word) >= 5:
+        word = word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Words as bm25f sees them: case-folded, stop words dropped, stemmed; CJK characters alone."""
+    out: list[str] = []
+    for word in _WORD.findall(text.casefold().replace("’", "'")):
+        if _CJK.search(word):
+            out.extend(_CJK.findall(word))
+            continue
+        word = word.replace("'", "")
+        if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        out.append(stem(word))
+    return out
+
+
+@dataclass(frozen=True)
+class Bm25fParameters:
+    """Field weights, per-field length normalisation (b) and saturation (k1), tuned on
+    benchmarks/routing/ (see benchmarks/README.md)."""
+
+    name_weight: float = 3.0
+    description_weight: float = 2.0
+    tags_weight: float = 1.5
+    body_weight: float = 0.4
+    name_b: float = 0.3
+    description_b: float = 0.6
+    tags_b: float = 0.3
+    body_b: float = 0.75
+    k1: float = 1.2
+
+
+FIELDS = ("name", "description", "tags", "body")
+
+
+def _field_text(doc: SkillDocument, field: str) -> str:
+    if field == "name":
+        return doc.name.replace("-", " ").replace("_", " ")
+    if field == "tags":
+        return " ".join(doc.tags)
+    return str(getattr(doc, field))
+
+
+class Bm25fSearch:
+    """BM25F over an index, following its upserts and removes."""
+
+    def __init__(self, index: SkillIndex, parameters: Bm25fParameters | None = None) -> None:
+        self.index = index
+        self.p = parameters or Bm25fParameters()
+        self._slots: list[SkillDocument | None] = []
+        self._slot_of: dict[int, int] = {}
+        # term -> (slots, counts per field): raw counts, so nothing depends on averages at build
+        self._postings: dict[str, tuple[array[int], list[array[float]]]] = {}
+        self._lengths = [array("f") for _ in FIELDS]
+        self._alive = array("b")
+        self._live = 0
+        self._totals = [0.0 for _ in FIELDS]
+        for doc in index:
+            self._add(doc)
+        index.subscribe(self._on_change)
+
+    def _add(self, doc: SkillDocument) -> None:
+        slot = len(self._slots)
+        self._slots.append(doc)
+        self._slot_of[id(doc)] = slot
+        counts: dict[str, list[float]] = {}
+        for f, field in enumerate(FIELDS):
+            words = terms(_field_text(doc, field))
+            self._lengths[f].append(len(words))
+            self._totals[f] += len(words)
+            for word, count in Counter(words).items():
+                counts.setdefault(word, [0.0, 0.0, 0.0, 0.0])[f] = count
+        for word, per_field in counts.items():
+            entry = self._postings.get(word)
+            if entry is None:
+                entry = self._postings[word] = (array("i"), [array("f") for _ in FIELDS])
+            entry[0].append(slot)
+            for f in range(len(FIELDS)):
+                entry[1][f].append(per_field[f])
+        self._alive.append(1)
+        self._live += 1
+
+    def _remove(self, doc: SkillDocument) -> None:
+        slot = self._slot_of.pop(id(doc), None)
+        if slot is None:
+            return
+        self._slots[slot] = None
+        self._alive[slot] = 0
+        self._live -= 1
+        for f in range(len(FIELDS)):
+            self._totals[f] -= self._lengths[f][slot]
+
+    def _on_change(self, change: str, doc: SkillDocument) -> None:
+        (self._add if change == "add" else self._remove)(doc)
+
+    def _idf(self, document_frequency: int) -> float:
+        n = max(self._live, 1)
+        return math.log(1.0 + (n - document_frequency + 0.5) / (document_frequency + 0.5))
+
+    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """Every slot's normalised score (0..1) for `query`."""
+        size = len(self._slots)
+        total = np.zeros(size)
+        words = Counter(terms(query))
+        if not words or not self._live:
+            return total
+        p = self.p
+        weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
+        bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
+        alive = np.frombuffer(self._alive, dtype=np.int8).astype(bool)
+        averages = [max(t / self._live, 1e-9) for t in self._totals]
+        best = 0.0
+        for word, repeat in words.items():
+            entry = self._postings.get(word)
+            slots = np.frombuffer(entry[0], dtype=np.int32) if entry is not None else np.zeros(0, np.int32)
+            live = alive[slots] if len(slots) else np.zeros(0, bool)
+            frequency = int(live.sum())
+            idf = self._idf(frequency)
+            best += repeat * idf
+            if not frequency or entry is None:
+                continue
+            weighted = np.zeros(len(slots))
+            for f in range(len(FIELDS)):
+                counts = np.frombuffer(entry[1][f], dtype=np.float32)
+                if not counts.any():
+                    continue
+                lengths = np.frombuffer(self._lengths[f], dtype=np.float32)[slots]
+                weighted += weights[f] * counts / (1.0 - bs[f] + bs[f] * lengths / averages[f])
+            saturated = weighted / (p.k1 + weighted)
+            np.add.at(total, slots[live], repeat * idf * saturated[live])
+        return total / best if best > 0 else total
+
+    def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
+        from skills_lsp.core.model import ascii_lower
+        from skills_lsp.core.scoring import SkillMatch, tag_allowed
+
+        if policy.top_k <= 0 or not self._slots:
+            return []
+        include = {ascii_lower(t) for t in policy.include_tags}
+        exclude = {ascii_lower(t) for t in policy.exclude_tags}
+        if not terms(query) and not include:
+            return []
+        scores = self.scores(query)
+        valid = np.frombuffer(self._alive, dtype=np.int8).astype(bool) & (scores >= policy.min_score)
+        candidates = [
+            (float(scores[slot]), doc)
+            for slot in np.flatnonzero(valid)
+            if (doc := self._slots[int(slot)]) is not None and tag_allowed(doc, include, exclude)
+        ]
+        # Ties are broken by (name, path), never by the order documents were added.
+        candidates.sort(key=lambda item: (-item[0], item[1].sort_key()))
+        return [SkillMatch(score, doc.summary()) for score, doc in candidates[: policy.top_k]]
+
+
+def bm25f_for(index: SkillIndex) -> Bm25fSearch:
+    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
+    search = cache.get("bm25f")
+    if search is None:
+        search = cache["bm25f"] = Bm25fSearch(index)
+    assert isinstance(search, Bm25fSearch)
+    return search

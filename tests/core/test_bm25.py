@@ -1,0 +1,140 @@
+"""The bm25f scorer: deterministic, independent of document order, incremental, calibrated."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skills_lsp.core.bm25 import stem, terms
+from skills_lsp.core.evaluation import auroc, evaluate
+from skills_lsp.core.index import SkillDocument, SkillIndex, load_workspace_index
+from skills_lsp.core.model import FileKind
+from skills_lsp.core.queries import QueryCase
+from skills_lsp.core.scoring import SelectionPolicy, select_skills
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+WORDS = [
+    "invoice",
+    "invoices",
+    "pdf",
+    "form",
+    "forms",
+    "the",
+    "a",
+    "weather",
+    "forecast",
+    "git",
+    "release",
+    "notes",
+    "sql",
+    "query",
+    "queries",
+    "clean",
+    "cleaning",
+    "csv",
+    "café",
+    "数据",
+    "数据库",
+    "ticket",
+]
+
+
+def doc(i: int, name: str, description: str, body: str, tags: tuple[str, ...] = ()) -> SkillDocument:
+    return SkillDocument(
+        id=f"{name}-{i:012d}",
+        name=name,
+        description=description,
+        version=None,
+        license=None,
+        compatibility=None,
+        tags=list(tags),
+        allowed_tools=[],
+        references=[],
+        trigger=False,
+        hint=None,
+        metadata={},
+        body=body,
+        path=Path(f"/ws/s{i}/SKILL.md"),
+        hash="0" * 64,
+        last_modified=None,
+        triggers=[],
+        kind=FileKind.AGENT_SKILL,
+    )
+
+
+text = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
+corpus = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "pdf-tools", "notes"]), text, text), min_size=1, max_size=15
+)
+
+
+def ranking(index: SkillIndex, query: str, policy: SelectionPolicy) -> list[tuple[float, str, str]]:
+    return [(m.score, m.skill.name, str(m.skill.path)) for m in select_skills(index, query, policy)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus, text, st.integers(0, 8), st.sampled_from([0.0, 0.1, 0.3]), st.randoms())
+def test_deterministic_and_independent_of_document_order(entries, query, top_k, min_score, rng) -> None:  # type: ignore[no-untyped-def]
+    docs = [doc(i, n, d, b) for i, (n, d, b) in enumerate(entries)]
+    policy = SelectionPolicy(top_k=top_k, min_score=min_score, scorer="bm25f")
+    first = ranking(SkillIndex(docs), query, policy)
+    assert ranking(SkillIndex(docs), query, policy) == first
+    shuffled = list(docs)
+    rng.shuffle(shuffled)
+    incremental = SkillIndex()
+    select_skills(incremental, "warm", policy)  # the search exists before the documents arrive
+    for d in shuffled:
+        incremental.upsert(d)
+    assert ranking(incremental, query, policy) == first
+    assert all(0.0 <= score <= 1.0 for score, _, _ in first)
+
+
+def test_removal_equals_a_fresh_build() -> None:
+    docs = [
+        doc(i, f"s{i}", random.Random(i).choice(WORDS), " ".join(random.Random(i).sample(WORDS, 5)))
+        for i in range(30)
+    ]
+    index = SkillIndex(docs)
+    policy = SelectionPolicy(top_k=10, min_score=0.0, scorer="bm25f")
+    select_skills(index, "pdf", policy)
+    for d in docs[::3]:
+        index.remove(d.path)
+    fresh = SkillIndex([d for i, d in enumerate(docs) if i % 3])
+    for query in ("pdf form", "invoice cleaning", "数据"):
+        assert ranking(index, query, policy) == ranking(fresh, query, policy)
+
+
+def test_terms_drop_stop_words_and_stem() -> None:
+    assert terms("I need to bill the client for invoices") == ["bill", "client", "invoic"]
+    assert stem("changed") == stem("change") == stem("changing")
+    assert terms("数据库") == ["数", "据", "库"]
+
+
+def test_off_topic_requests_score_low_and_the_lexical_default_is_unchanged() -> None:
+    index = load_workspace_index(EXAMPLES)
+    policy = SelectionPolicy(top_k=1, min_score=0.0, scorer="bm25f")
+    on_topic = select_skills(index, "fill in the pdf form from json", policy)[0]
+    off_topic = select_skills(index, "Book me a table for two at an Italian restaurant", policy)
+    assert on_topic.skill.name == "pdf-form-filling" and on_topic.score > 0.5
+    assert not off_topic or off_topic[0].score < 0.2
+    assert SelectionPolicy().scorer == "lexical"
+
+
+def test_evaluate_and_auroc() -> None:
+    assert auroc([0.9, 0.8], [0.1, 0.2]) == 1.0 and auroc([0.5], [0.5]) == 0.5
+    index = load_workspace_index(EXAMPLES)
+    cases = [
+        QueryCase("fill the pdf form with this data", ("pdf-form-filling",), paraphrase=False),
+        QueryCase(
+            "write up what changed since the last tag for our users", ("git-release-notes",), paraphrase=True
+        ),
+        QueryCase("book a table at a restaurant", ()),
+    ]
+    report = evaluate(index, cases, "bm25f").to_json()
+    assert report["answerable"] == 2 and report["none_cases"] == 1 and report["paraphrased"] == 1
+    assert (
+        report["top1_accuracy"] == 1.0 and report["none_false_accept_rate"] == 0.0 and report["auroc"] == 1.0
+    )
