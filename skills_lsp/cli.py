@@ -478,7 +478,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
     cases, problems = load_query_file(query_file)
     index = load_workspace_index(root, config.roots_for(root), config.max_depth)
-    results = run_cases(index, cases)
+    results = run_cases(index, cases, scorer=args.scorer or config.scorer)
     failed = sum(not r.passed for r in results)
     if args.format == "json":
         payload = {
@@ -653,6 +653,9 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("query_file", nargs="?", help="test-query file (default: query-file from the config)")
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
+    test.add_argument(
+        "--scorer", choices=["lexical", "bm25f"], help="default: `scorer` in the config, else lexical"
+    )
     test.set_defaults(func=cmd_test)
 
     evaluation = sub.add_parser("eval", help="measure routing: accuracy, false accepts, AUROC, latency")

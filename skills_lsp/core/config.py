@@ -44,6 +44,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     tool_manifest: str = DEFAULT_TOOL_MANIFEST
     query_file: str = DEFAULT_QUERY_FILE
+    scorer: str = "lexical"  # how skills are ranked for a request: lexical (adk-skill's) or bm25f
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -224,6 +225,7 @@ _KEYS = {
     "exclude",
     "tool-manifest",
     "query-file",
+    "scorer",
 }
 _AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -500,6 +502,10 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
         return {"severity": severities}
     if key == "exclude":
         return {"exclude": _strings(value, "globs")}
+    if key == "scorer":
+        if value not in ("lexical", "bm25f"):
+            raise ValueError('expected "lexical" (adk-skill\'s scorer) or "bm25f"')
+        return {"scorer": value}
     if key in ("tool-manifest", "query-file"):
         if not isinstance(value, str) or not value:
             raise ValueError("expected a path")

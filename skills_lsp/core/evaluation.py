@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 
 from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.queries import QueryCase
-from skills_lsp.core.scoring import SelectionPolicy, select_skills
+from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 
-# The score a skill needs to be selected, per scorer: the crate's default for `lexical`; for the
-# normalised `bm25f`, calibrated on benchmarks/routing/ (see benchmarks/README.md).
-DEFAULT_THRESHOLDS = {"lexical": 1.0, "bm25f": 0.2}
+DEFAULT_THRESHOLDS = DEFAULT_MIN_SCORE
 RANKED = 3
 
 

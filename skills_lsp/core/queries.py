@@ -27,8 +27,16 @@ from skills_lsp.core.frontmatter import (
 )
 from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.model import Finding, Range, Severity
-from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, f32, select_skills
+from skills_lsp.core.scoring import (
+    DEFAULT_MIN_SCORE,
+    ScorerName,
+    SelectionPolicy,
+    SkillMatch,
+    f32,
+    select_skills,
+)
 
+SCORER_NAMES: tuple[ScorerName, ...] = ("lexical", "bm25f")
 QUERIES_CODE = "SK003"
 QUERIES_SCHEMA = "skill-queries.schema.json"
 _NONE_WORDS = frozenset({"none", "None", "NONE"})
@@ -41,7 +49,7 @@ class QueryCase:
     query: str
     expect: tuple[str, ...]  # empty: no skill should be selected
     top_k: int = 1
-    min_score: float = 1.0
+    min_score: float | None = None  # None: the scorer's own default (1.0 lexical, 0.2 bm25f)
     include_tags: tuple[str, ...] = ()
     exclude_tags: tuple[str, ...] = ()
     margin: float | None = None
@@ -53,10 +61,12 @@ class QueryCase:
     def expects_none(self) -> bool:
         return not self.expect
 
-    def policy(self) -> SelectionPolicy:
+    def policy(self, scorer: str = "lexical") -> SelectionPolicy:
         # Two results at least, to report the runner-up.
+        minimum = self.min_score if self.min_score is not None else DEFAULT_MIN_SCORE.get(scorer, 1.0)
+        chosen: ScorerName = "bm25f" if scorer == "bm25f" else "lexical"
         return SelectionPolicy(
-            max(self.top_k, 2), self.min_score, list(self.include_tags), list(self.exclude_tags)
+            max(self.top_k, 2), minimum, list(self.include_tags), list(self.exclude_tags), scorer=chosen
         )
 
 
@@ -98,8 +108,11 @@ class QueryResult:
         }
 
 
-def run_case(index: SkillIndex, case: QueryCase, select: Selector = select_skills) -> QueryResult:
-    matches = tuple(select(index, case.query, case.policy()))
+def run_case(
+    index: SkillIndex, case: QueryCase, select: Selector = select_skills, scorer: str = "lexical"
+) -> QueryResult:
+    policy = case.policy(scorer)
+    matches = tuple(select(index, case.query, policy))
     if case.expects_none:
         if matches:
             return QueryResult(
@@ -112,7 +125,7 @@ def run_case(index: SkillIndex, case: QueryCase, select: Selector = select_skill
     if hit is None:
         if not matches:
             return QueryResult(
-                case, matches, False, f"expected {wanted}, but no skill scores {case.min_score} or more"
+                case, matches, False, f"expected {wanted}, but no skill scores {policy.min_score} or more"
             )
         where = "first" if case.top_k == 1 else f"in the top {case.top_k}"
         return QueryResult(case, matches, False, f"expected {wanted} {where}, got `{matches[0].skill.name}`")
@@ -129,9 +142,9 @@ def run_case(index: SkillIndex, case: QueryCase, select: Selector = select_skill
 
 
 def run_cases(
-    index: SkillIndex, cases: list[QueryCase], select: Selector = select_skills
+    index: SkillIndex, cases: list[QueryCase], select: Selector = select_skills, scorer: str = "lexical"
 ) -> list[QueryResult]:
-    return [run_case(index, case, select) for case in cases]
+    return [run_case(index, case, select, scorer) for case in cases]
 
 
 def _expect(value: Any) -> tuple[str, ...]:
@@ -213,7 +226,7 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
                 query=str(entry["query"]),
                 expect=_expect(entry["expect"]),
                 top_k=int(merged.get("top_k", 1)),
-                min_score=float(merged.get("min_score", 1.0)),
+                min_score=float(merged["min_score"]) if merged.get("min_score") is not None else None,
                 include_tags=tuple(merged.get("include_tags", ())),
                 exclude_tags=tuple(merged.get("exclude_tags", ())),
                 margin=float(merged["margin"]) if merged.get("margin") is not None else None,
@@ -225,14 +238,17 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
     return cases, problems
 
 
-def explain_case(index: SkillIndex, case: QueryCase, top: int = 5) -> str:
+def explain_case(index: SkillIndex, case: QueryCase, top: int = 5, scorer: str = "lexical") -> str:
     """Markdown: how the top skills score for a test query, field by field."""
     from skills_lsp.core.scoring import explain
 
-    policy = SelectionPolicy(top, 0.0, list(case.include_tags), list(case.exclude_tags))
+    threshold = case.policy(scorer).min_score
+    policy = SelectionPolicy(
+        top, 0.0, list(case.include_tags), list(case.exclude_tags), scorer=case.policy(scorer).scorer
+    )
     matches = select_skills(index, case.query, policy)
     expected = " or ".join(f"`{n}`" for n in case.expect) or "no skill"
-    lines = [f"**{case.query}**", "", f"Expected: {expected} (min_score {case.min_score})", ""]
+    lines = [f"**{case.query}**", "", f"Expected: {expected} ({scorer} scorer, min_score {threshold})", ""]
     if not matches:
         lines.append("No skill shares a word with this query.")
     for rank, match in enumerate(matches, 1):
@@ -250,12 +266,18 @@ def explain_case(index: SkillIndex, case: QueryCase, top: int = 5) -> str:
             )
             if tokens
         ]
-        below = " (below min_score)" if match.score < f32(case.min_score) else ""
+        below = " (below min_score)" if match.score < f32(threshold) else ""
         lines.append(f"{rank}. **{match.skill.name}** {match.score:.3f}{below}")
         lines.append(f"   - {'; '.join(fields) or 'no field hit'}")
         lines.append(
             f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
         )
+    firsts = []
+    for name in SCORER_NAMES:
+        rank_only = SelectionPolicy(1, 0.0, list(case.include_tags), list(case.exclude_tags), scorer=name)
+        ranked = select_skills(index, case.query, rank_only)
+        firsts.append(f"{name} ranks `{ranked[0].skill.name}` first" if ranked else f"{name} selects nothing")
+    lines += ["", "Scorers: " + ", ".join(firsts) + "."]
     return "\n".join(lines)
 
 

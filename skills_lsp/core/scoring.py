@@ -30,6 +30,9 @@ from skills_lsp.core.model import ascii_lower
 Tokenizer = Literal["ascii", "unicode"]
 ScorerName = Literal["lexical", "bm25f"]
 SCORERS: tuple[str, ...] = ("lexical", "bm25f")
+# The score a skill needs to be selected when nothing else says: the crate's default for
+# `lexical`; for the normalised `bm25f`, calibrated on benchmarks/routing/ (benchmarks/README.md).
+DEFAULT_MIN_SCORE = {"lexical": 1.0, "bm25f": 0.2}
 
 NAME_WEIGHT = 4.0
 DESCRIPTION_WEIGHT = 2.5

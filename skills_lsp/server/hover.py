@@ -31,7 +31,7 @@ def register(server: SkillsLanguageServer) -> None:
         if role is FileRole.QUERIES:
             for case in folder.cases:
                 if case.range.start.line <= position.line <= case.range.end.line:
-                    found = explain_case(folder.index, case), case.range
+                    found = explain_case(folder.index, case, scorer=folder.config.scorer), case.range
                     break
         elif role is FileRole.SKILL:
             doc = parse_text(ls.workspace.get_text_document(uri).source)

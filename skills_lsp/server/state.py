@@ -68,7 +68,7 @@ class Folder:
     def results(self) -> list[QueryResult]:
         """Every test query's result, computed once per change of the index or the queries."""
         if self._results is None:
-            self._results = run_cases(self.index, self.cases)
+            self._results = run_cases(self.index, self.cases, scorer=self.config.scorer)
         return self._results
 
     def changed(self) -> None:
@@ -113,6 +113,8 @@ class State:
             value = s.get(key)
             if isinstance(value, list) and all(isinstance(v, str) for v in value) and value:
                 changes[attr] = tuple(value)
+        if s.get("scorer") in ("lexical", "bm25f"):
+            changes["scorer"] = s["scorer"]
         for key, attr in (("toolManifest", "tool_manifest"), ("queryFile", "query_file")):
             if isinstance(s.get(key), str) and s[key]:
                 changes[attr] = s[key]

@@ -328,7 +328,7 @@ async def test_manifest_problems_are_sk002(client: LanguageClient, workspace: Pa
 async def test_query_file_problems_are_sk003(client: LanguageClient, workspace: Path) -> None:
     async with opened(client, workspace / "skill-queries.yaml", language_id="yaml") as doc:
         assert codes(await doc.diagnostics()) == ["SK702"]
-        doc.replace("  min_score: 1.0", "  min_score: high")
+        doc.replace("    margin: 0.5", "    margin: high")
         found = await doc.diagnostics(until=lambda ds: "SK003" in codes(ds))
         sk003 = by_code(found, "SK003")
         assert sk003.range == doc.range("high")

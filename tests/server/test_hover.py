@@ -71,7 +71,8 @@ async def test_a_test_query_shows_its_ranking(client: LanguageClient, workspace:
         query = "Fill in the PDF form with the applicant's data from this JSON file"
         result = await hover(client, doc, doc.position(query, after=5))
         text = markdown(result)
-        expected = f"**{query}**\n\nExpected: `pdf-form-filling` (min_score 1.0)\n\n1. **pdf-form-filling** "
+        expected = f"**{query}**\n\nExpected: `pdf-form-filling` (lexical scorer, min_score 1.0)\n\n"
+        expected += "1. **pdf-form-filling** "
         assert text.startswith(expected)
         assert "\n2. **" in text and "\n5. **" in text and "\n6. **" not in text
         assert result is not None and result.range == doc.range(query)
