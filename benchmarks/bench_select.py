@@ -43,6 +43,7 @@ def _generator() -> Any:
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look the module up
     spec.loader.exec_module(module)
     return module
 

@@ -1,0 +1,92 @@
+"""Routing quality of each scorer on our labelled set, alone and in a large pool of distractors.
+
+    python benchmarks/bench_routing.py [--distractors 2000] [--scorer lexical,bm25f] [--format text|json]
+
+The labelled set is benchmarks/routing/ (skills written for this project and requests written the
+way users ask, half of them paraphrased, plus `expect: none` requests). Distractors come from
+benchmarks/generate_workspace.py (deterministic): they make the pool grow the way a real skills
+folder does, so the figures show what holds at 2,000+ skills. Reports only; exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from skills_lsp.core.evaluation import evaluate  # noqa: E402
+from skills_lsp.core.index import SkillIndex, load_workspace_index  # noqa: E402
+from skills_lsp.core.queries import load_query_file  # noqa: E402
+
+ROUTING = REPO / "benchmarks" / "routing"
+
+
+def _generator() -> Any:
+    path = Path(__file__).with_name("generate_workspace.py")
+    spec = importlib.util.spec_from_file_location("generate_workspace", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look the module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def pool(distractors: int, scratch: Path) -> SkillIndex:
+    """The labelled skills, plus `distractors` synthetic ones (convention files left out)."""
+    index = load_workspace_index(ROUTING)
+    if distractors:
+        target = scratch / f"distractors-{distractors}"
+        _generator().generate(target, distractors, 7)
+        for doc in load_workspace_index(target):
+            if doc.kind.value != "convention":
+                index.upsert(doc)
+    return index
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--distractors", type=int, default=2000, help="synthetic skills added (0: none)")
+    parser.add_argument("--scorer", default="lexical,bm25f")
+    parser.add_argument("--format", choices=["text", "json"], default="text")
+    args = parser.parse_args()
+    cases, problems = load_query_file(ROUTING / "queries.yaml")
+    if problems:
+        for p in problems:
+            print(f"{p.path}:{p.range.start.line + 1}: {p.message}", file=sys.stderr)
+    scorers = [s for s in args.scorer.split(",") if s]
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="skills-lsp-routing-") as scratch:
+        for extra in sorted({0, args.distractors}):
+            index = pool(extra, Path(scratch))
+            for scorer in scorers:
+                report = evaluate(index, cases, scorer).to_json()
+                report["skills"] = len(index)
+                results.append(report)
+    if args.format == "json":
+        print(json.dumps({"cases": len(cases), "results": results}, indent=2))
+        return 0
+    print(f"{len(cases)} cases from {ROUTING.relative_to(REPO)}/queries.yaml\n")
+    print(
+        f"{'skills':>7} {'scorer':<8} {'top-1':>6} {'top-3':>6} {'paraphr.':>8} {'none FA':>8} "
+        f"{'AUROC':>6} {'p50 ms':>7}"
+    )
+    for r in results:
+        print(
+            f"{r['skills']:>7} {r['scorer']:<8} {r['top1_accuracy']:>6.1%} {r['top3_recall']:>6.1%} "
+            f"{r['paraphrased_top1_accuracy']:>8.1%} {r['none_false_accept_rate']:>8.1%} {r['auroc']:>6.3f} "
+            f"{r['latency_p50_ms']:>7.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
