@@ -37,3 +37,13 @@ def invalid_test_queries(ctx: RuleContext) -> Iterator[Report]:
     `include_tags`, `exclude_tags` and `margin`, and optional shared `defaults`. Cases with
     problems are skipped; the others still run. Reported by the query-file loader."""
     return iter(())
+
+
+@rule("SK004", "adk-rejects-skill", E, "Google ADK cannot load this skill")
+def adk_rejects_skill(ctx: RuleContext) -> Iterator[Report]:
+    """Only `skills_lsp.adk.load_adk_skills` reports it: ADK's own `Frontmatter` model rejects a
+    value our profile accepts (the finding points at that field), a second skill has a name already
+    loaded (ADK's `SkillToolset` refuses duplicates, so the first wins), or a resource symlink
+    resolves outside the skill (left out, as a warning). Strict loading raises on it; lenient
+    loading skips the skill and reports it."""
+    return iter(())

@@ -1,0 +1,185 @@
+"""Run one of a skill's scripts: only from its `scripts/` folder, interpreter chosen by extension,
+arguments as a list (never a shell), a timeout that kills the whole process group, output capped
+per stream, and a scrubbed environment.
+
+This contains mistakes and casual prompt injection; it is not an OS sandbox (the script runs as
+the current user and can read what the user can read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+# Names always passed through from the parent environment (HOME and TMPDIR are replaced).
+BASE_ENV = ("PATH", "LANG", "LC_ALL")
+_READ_CHUNK = 8192
+_POLL = 0.2  # seconds between checks that the script is still running
+_DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading after the script itself has exited
+
+
+class ScriptRefused(Exception):
+    """The script was not run; the message says why."""
+
+
+@dataclass(frozen=True)
+class ScriptResult:
+    stdout: str
+    stderr: str
+    returncode: int | None  # None when the script was killed before it exited on its own
+    timed_out: bool = False
+    truncated: bool = False  # stdout or stderr was cut at max_output bytes
+
+
+def _interpreter(path: Path) -> list[str]:
+    suffix = path.suffix.lower()
+    if suffix == ".py":
+        return [sys.executable]
+    if suffix in (".sh", ".bash"):
+        shell = shutil.which("bash") or "/bin/sh"
+        return [shell]
+    if suffix in (".js", ".mjs", ".cjs"):
+        node = shutil.which("node")
+        if node is None:
+            raise ScriptRefused(f"Script {path.name!r} needs Node.js, but `node` is not on PATH.")
+        return [node]
+    raise ScriptRefused(
+        f"Unsupported script type {suffix or '(none)'!r} for {path.name!r}: only .py, .sh, .bash and .js run."
+    )
+
+
+def resolve_script(skill_dir: Path, script: str) -> Path:
+    """The real path of `script` inside `skill_dir/scripts`, or ScriptRefused.
+
+    `script` is relative to `scripts/` (a leading `scripts/` is accepted). Absolute paths, drive
+    letters, `..` segments and empty names are refused before touching the disk; then the real
+    path (symlinks resolved) must lie inside the real `scripts/` folder and be a regular file.
+    """
+    if not script or not script.strip():
+        raise ScriptRefused("Empty script name.")
+    if "\x00" in script:
+        raise ScriptRefused("Script name contains a NUL byte.")
+    posix = script.replace("\\", "/")
+    if posix.startswith("/") or PureWindowsPath(script).is_absolute() or PureWindowsPath(script).drive:
+        raise ScriptRefused(f"Absolute paths are not allowed: {script!r}.")
+    parts = PurePosixPath(posix).parts
+    if ".." in posix.split("/"):
+        raise ScriptRefused(f"Path escapes the skill's scripts/ folder ('..' segment): {script!r}.")
+    if parts and parts[0] == "scripts":
+        parts = parts[1:]
+    if not parts:
+        raise ScriptRefused(f"Not a script: {script!r}.")
+    scripts_dir = (skill_dir / "scripts").resolve()
+    if not scripts_dir.is_dir():
+        raise ScriptRefused(f"The skill has no scripts/ folder: {skill_dir}.")
+    target = scripts_dir.joinpath(*parts).resolve()
+    try:
+        target.relative_to(scripts_dir)
+    except ValueError:
+        raise ScriptRefused(f"Script resolves outside the skill's scripts/ folder: {script!r}.") from None
+    if not target.is_file():
+        raise ScriptRefused(f"No such script in scripts/: {script!r}.")
+    return target
+
+
+def scrubbed_env(home: str, env_allow: Iterable[str] = ()) -> dict[str, str]:
+    """PATH, LANG, LC_ALL and the explicitly allowed names from os.environ; HOME and TMPDIR
+    point at a fresh temporary folder. Nothing else (API keys, tokens) passes."""
+    env = {name: os.environ[name] for name in (*BASE_ENV, *env_allow) if name in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env["HOME"] = home
+    env["TMPDIR"] = home
+    return env
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_script(
+    skill_dir: Path,
+    script: str,
+    args: Sequence[str] = (),
+    *,
+    timeout: float = 30.0,
+    max_output: int = 64_000,
+    env_allow: Iterable[str] = (),
+) -> ScriptResult:
+    """Run `skill_dir/scripts/<script>` with `args`; ScriptRefused if it may not run.
+
+    The timeout covers the whole run; on expiry the script's process group is killed
+    (SIGKILL) and `timed_out` is set. Each of stdout and stderr keeps at most `max_output` bytes
+    (read incrementally; the rest is drained and dropped, `truncated` is set)."""
+    if isinstance(args, (str, bytes)):
+        raise ScriptRefused("Arguments must be a list of strings, not one string.")
+    arg_list = [str(a) for a in args]
+    skill_dir = Path(skill_dir)
+    path = resolve_script(skill_dir, script)
+    command = [*_interpreter(path), str(path), *arg_list]
+    with tempfile.TemporaryDirectory(prefix="skills-lsp-script-") as home:
+        proc = subprocess.Popen(
+            command,
+            cwd=skill_dir,
+            env=scrubbed_env(home, env_allow),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
+        buffers = {"stdout": bytearray(), "stderr": bytearray()}
+        truncated = False
+        timed_out = False
+        deadline = time.monotonic() + timeout
+        exited_at: float | None = None
+        assert proc.stdout is not None and proc.stderr is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
+            selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
+            while selector.get_map():
+                now = time.monotonic()
+                if exited_at is None and proc.poll() is not None:
+                    exited_at = now  # done; a background child may still hold the pipes open
+                if exited_at is not None and now - exited_at > _DRAIN_AFTER_EXIT:
+                    break
+                if now >= deadline:
+                    timed_out = exited_at is None
+                    break
+                for key, _ in selector.select(min(deadline - now, _POLL)):
+                    chunk = os.read(key.fd, _READ_CHUNK)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    buffer = buffers[key.data]
+                    room = max_output - len(buffer)
+                    if len(chunk) > room:
+                        truncated = True
+                    buffer += chunk[: max(room, 0)]
+        returncode: int | None = None
+        if not timed_out:
+            try:  # output closed: the script gets what is left of its time to exit
+                returncode = proc.wait(timeout=max(deadline - time.monotonic(), 0))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        _kill_group(proc)  # the script on timeout; else children left behind (background jobs)
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    return ScriptResult(
+        stdout=buffers["stdout"].decode("utf-8", "replace"),
+        stderr=buffers["stderr"].decode("utf-8", "replace"),
+        returncode=returncode,
+        timed_out=timed_out,
+        truncated=truncated,
+    )
