@@ -20,24 +20,19 @@ from skills_lsp.core.model import BUNDLE_DIRS, FileKind
 MAX_RESOURCES = 500
 
 
-def to_prompt(skills: Iterable[SkillDocument | SkillSummary]) -> str:
-    """The `<available_skills>` XML block, exactly as skills-ref's `to_prompt` writes it."""
+def to_prompt(skills: Iterable[SkillDocument | SkillSummary], *, locations: bool = True) -> str:
+    """The `<available_skills>` XML block, exactly as skills-ref's `to_prompt` writes it.
+
+    `locations=False` leaves out `<location>`: for agents that load a skill by name through a
+    tool, where a host path tells the model nothing it can use and reveals the file layout."""
     lines = ["<available_skills>"]
     for skill in skills:
         # skills-ref strips with Python's str.strip(), which also drops U+001C..U+001F.
-        lines += [
-            "<skill>",
-            "<name>",
-            html.escape(skill.name.strip()),
-            "</name>",
-            "<description>",
-            html.escape(skill.description.strip()),
-            "</description>",
-            "<location>",
-            str(_location(skill.path)),
-            "</location>",
-            "</skill>",
-        ]
+        lines += ["<skill>", "<name>", html.escape(skill.name.strip()), "</name>"]
+        lines += ["<description>", html.escape(skill.description.strip()), "</description>"]
+        if locations:
+            lines += ["<location>", str(_location(skill.path)), "</location>"]
+        lines.append("</skill>")
     lines.append("</available_skills>")
     return "\n".join(lines)
 
@@ -87,8 +82,8 @@ class SkillCatalog:
             self._metadata(document), document.body, resources, str(directory) if directory else None
         )
 
-    def to_prompt(self) -> str:
-        return to_prompt(self.index)
+    def to_prompt(self, *, locations: bool = True) -> str:
+        return to_prompt(self.index, locations=locations)
 
     @staticmethod
     def _metadata(document: SkillDocument) -> SkillMetadata:

@@ -113,6 +113,14 @@ def test_to_prompt_escapes_like_html_escape(tmp_path: Path) -> None:
     assert f"\n<location>\n{(tmp_path / 'x' / 'SKILL.md').resolve()}\n</location>\n" in out
 
 
+def test_to_prompt_without_locations(tmp_path: Path) -> None:
+    write_skills(tmp_path, {"x": "---\nname: x\ndescription: d\n---\n"})
+    out = to_prompt(load_workspace_index(tmp_path), locations=False)
+    lines = ["<available_skills>", "<skill>", "<name>", "x", "</name>", "<description>", "d"]
+    assert out == "\n".join([*lines, "</description>", "</skill>", "</available_skills>"])
+    assert str(tmp_path) not in out
+
+
 def test_to_prompt_location_is_resolved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = tmp_path / "real"
     write_skills(real, {"linked": "---\nname: linked\ndescription: d\n---\n"})
