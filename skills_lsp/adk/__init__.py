@@ -4,6 +4,12 @@
   `SkillToolset`, discovered, parsed and validated by skills-lsp's core.
 - `run_script`: a skill's `scripts/` file run in a subprocess with a timeout, capped output and a
   scrubbed environment.
+- `skill_tools`: the on-demand tools `use_skill` (with the `<available_skills>` catalog),
+  `read_reference` and `run_script`; errors come back as `{"error": ...}` results.
+- `SkillInjectorPlugin`: the core's prompt injection on each user message.
+- `bind_skill` / `skill_agent`: a skill's instruction with exactly the ADK tools its
+  `allowed-tools` resolve to (the core coordinator's strict / permissive / fallback modes).
+- `SkillsShellTool`: one allow-listed command in the skills root, no shell, no path outside it.
 
 Only this package imports google.adk; `skills_lsp.core` never does.
 """
@@ -17,6 +23,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra ins
         "skills_lsp.adk needs google-adk: install skills-lsp[adk] (pip install 'skills-lsp[adk]')"
     ) from exc
 
+from skills_lsp.adk.binding import AdkToolRegistry, SkillBindError, SkillBinding, bind_skill, skill_agent
 from skills_lsp.adk.loader import (
     ADK_CODE,
     AdkLoadReport,
@@ -25,16 +32,46 @@ from skills_lsp.adk.loader import (
     load_adk_skills,
     load_adk_skills_report,
 )
-from skills_lsp.adk.sandbox import ScriptRefused, ScriptResult, run_script
+from skills_lsp.adk.plugin import Injection, SkillInjectorPlugin
+from skills_lsp.adk.sandbox import PathRefused, ScriptRefused, ScriptResult, run_script
+from skills_lsp.adk.shell import DEFAULT_COMMANDS, ShellRefused, SkillsShellTool, parse_command
+from skills_lsp.adk.tools import (
+    ReadReferenceTool,
+    RunScriptTool,
+    SkillSource,
+    UseSkillTool,
+    skill_index,
+    skill_tools,
+)
+from skills_lsp.core.coordinator import ValidationMode
 
 __all__ = [
     "ADK_CODE",
+    "DEFAULT_COMMANDS",
     "AdkLoadReport",
+    "AdkToolRegistry",
+    "Injection",
+    "PathRefused",
+    "ReadReferenceTool",
+    "RunScriptTool",
     "ScriptRefused",
     "ScriptResult",
+    "ShellRefused",
+    "SkillBindError",
+    "SkillBinding",
+    "SkillInjectorPlugin",
     "SkillLoadError",
+    "SkillSource",
+    "SkillsShellTool",
+    "UseSkillTool",
+    "ValidationMode",
+    "bind_skill",
     "format_finding",
     "load_adk_skills",
     "load_adk_skills_report",
+    "parse_command",
     "run_script",
+    "skill_agent",
+    "skill_index",
+    "skill_tools",
 ]

@@ -58,6 +58,48 @@ def _interpreter(path: Path) -> list[str]:
     )
 
 
+class PathRefused(ScriptRefused):
+    """A path inside a skill was refused (absolute, `..`, NUL, symlink escape, missing)."""
+
+
+def relative_parts(path: str, what: str, where: str) -> tuple[str, ...]:
+    """The `/`-separated segments of a path relative to a skill folder, checked without touching
+    the disk: empty names, NUL bytes, absolute paths, drive letters and `..` segments are refused
+    (`PathRefused`, naming `what` and the folder `where`)."""
+    if not path or not path.strip():
+        raise PathRefused(f"Empty {what.lower()} name.")
+    if "\x00" in path:
+        raise PathRefused(f"{what} name contains a NUL byte.")
+    posix = path.replace("\\", "/")
+    if posix.startswith("/") or PureWindowsPath(path).is_absolute() or PureWindowsPath(path).drive:
+        raise PathRefused(f"Absolute paths are not allowed: {path!r}.")
+    if ".." in posix.split("/"):
+        raise PathRefused(f"Path escapes {where} ('..' segment): {path!r}.")
+    return tuple(p for p in PurePosixPath(posix).parts if p != ".")
+
+
+def resolve_inside(base: Path, parts: Sequence[str], shown: str, what: str, where: str, short: str) -> Path:
+    """The real path of `base/parts` (symlinks resolved); `PathRefused` unless it lies inside the
+    real `base` and is a regular file. `shown` is the name in messages, `where`/`short` the folder."""
+    real_base = base.resolve()
+    target = real_base.joinpath(*parts).resolve()
+    try:
+        target.relative_to(real_base)
+    except ValueError:
+        raise PathRefused(f"{what} resolves outside {where}: {shown!r}.") from None
+    if not target.is_file():
+        raise PathRefused(f"No such {what.lower()} in {short}: {shown!r}.")
+    return target
+
+
+def resolve_skill_file(skill_dir: Path, path: str) -> Path:
+    """The real path of `path` (relative to the skill folder) inside `skill_dir`, or `PathRefused`."""
+    parts = relative_parts(path, "File", "the skill's folder")
+    if not parts:
+        raise PathRefused(f"Not a file: {path!r}.")
+    return resolve_inside(Path(skill_dir), parts, path, "File", "the skill's folder", "the skill")
+
+
 def resolve_script(skill_dir: Path, script: str) -> Path:
     """The real path of `script` inside `skill_dir/scripts`, or ScriptRefused.
 
@@ -65,31 +107,15 @@ def resolve_script(skill_dir: Path, script: str) -> Path:
     letters, `..` segments and empty names are refused before touching the disk; then the real
     path (symlinks resolved) must lie inside the real `scripts/` folder and be a regular file.
     """
-    if not script or not script.strip():
-        raise ScriptRefused("Empty script name.")
-    if "\x00" in script:
-        raise ScriptRefused("Script name contains a NUL byte.")
-    posix = script.replace("\\", "/")
-    if posix.startswith("/") or PureWindowsPath(script).is_absolute() or PureWindowsPath(script).drive:
-        raise ScriptRefused(f"Absolute paths are not allowed: {script!r}.")
-    parts = PurePosixPath(posix).parts
-    if ".." in posix.split("/"):
-        raise ScriptRefused(f"Path escapes the skill's scripts/ folder ('..' segment): {script!r}.")
+    parts = relative_parts(script, "Script", "the skill's scripts/ folder")
     if parts and parts[0] == "scripts":
         parts = parts[1:]
     if not parts:
-        raise ScriptRefused(f"Not a script: {script!r}.")
-    scripts_dir = (skill_dir / "scripts").resolve()
-    if not scripts_dir.is_dir():
-        raise ScriptRefused(f"The skill has no scripts/ folder: {skill_dir}.")
-    target = scripts_dir.joinpath(*parts).resolve()
-    try:
-        target.relative_to(scripts_dir)
-    except ValueError:
-        raise ScriptRefused(f"Script resolves outside the skill's scripts/ folder: {script!r}.") from None
-    if not target.is_file():
-        raise ScriptRefused(f"No such script in scripts/: {script!r}.")
-    return target
+        raise PathRefused(f"Not a script: {script!r}.")
+    scripts_dir = Path(skill_dir) / "scripts"
+    if not scripts_dir.resolve().is_dir():
+        raise PathRefused(f"The skill has no scripts/ folder: {skill_dir}.")
+    return resolve_inside(scripts_dir, parts, script, "Script", "the skill's scripts/ folder", "scripts/")
 
 
 def scrubbed_env(home: str, env_allow: Iterable[str] = ()) -> dict[str, str]:
@@ -127,10 +153,23 @@ def run_script(
     skill_dir = Path(skill_dir)
     path = resolve_script(skill_dir, script)
     command = [*_interpreter(path), str(path), *arg_list]
+    return run_command(command, skill_dir, timeout=timeout, max_output=max_output, env_allow=env_allow)
+
+
+def run_command(
+    command: Sequence[str],
+    cwd: Path,
+    *,
+    timeout: float = 30.0,
+    max_output: int = 64_000,
+    env_allow: Iterable[str] = (),
+) -> ScriptResult:
+    """Run `command` (an argument list, never a shell) in `cwd` with the timeout, output caps and
+    scrubbed environment described in `run_script`; the checks of what may run are the caller's."""
     with tempfile.TemporaryDirectory(prefix="skills-lsp-script-") as home:
         proc = subprocess.Popen(
-            command,
-            cwd=skill_dir,
+            list(command),
+            cwd=cwd,
             env=scrubbed_env(home, env_allow),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

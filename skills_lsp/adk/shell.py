@@ -1,0 +1,196 @@
+"""`SkillsShellTool`: a restricted shell over a skills root (the shell model of the plugin design).
+
+A command line is split like a POSIX shell would (`shlex`), but never run by one:
+- shell operators and substitutions (`;`, `&`, `|`, `<`, `>`, `` ` ``, `$`, parentheses, newlines)
+  are refused before anything else;
+- the program must be on the allow-list (`ls`, `cat`, `head`, `tail`, `grep`, `find`, `wc`,
+  `python`, ... by bare name) and some of its options are refused (`python -c`, `find -exec`,
+  `grep -R`, ...: anything that runs code or follows links out of the root);
+- every other argument that could be a path (absolute, or naming something that exists, or with a
+  `/`) must resolve, symlinks followed, inside the real skills root; `..` segments are refused;
+- it runs in the skills root with the sandbox's timeout, output caps and scrubbed environment.
+
+Like `run_script`, this contains mistakes and casual prompt injection; it is not an OS sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+
+from skills_lsp.adk.sandbox import ScriptRefused, run_command
+
+DEFAULT_COMMANDS = ("ls", "cat", "head", "tail", "grep", "find", "wc", "python", "python3")
+
+# Options refused per program: they run code, write files, or follow links out of the root.
+# python takes only these options before its script (no -c, -m, -i: code from the command line).
+PYTHON_OPTIONS = ("-B", "-E", "-I", "-O", "-OO", "-s", "-S", "-u")
+REFUSED_OPTIONS: Mapping[str, tuple[str, ...]] = {
+    "find": (
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-delete",
+        "-fprint",
+        "-fprint0",
+        "-fprintf",
+        "-fls",
+        "-L",
+        "-follow",
+    ),
+    "grep": ("-R", "--dereference-recursive"),
+    "ls": ("-L", "--dereference"),
+}
+
+_OPERATORS = (";", "&", "|", "<", ">", "`", "$", "(", ")", "\n", "\r", "\x00")
+
+
+class ShellRefused(ScriptRefused):
+    """The command was not run; the message says why."""
+
+
+def _program(name: str) -> str:
+    if name in ("python", "python3"):
+        return sys.executable
+    found = shutil.which(name)
+    if found is None:
+        raise ShellRefused(f"Command {name!r} is allowed but not installed.")
+    return found
+
+
+def _check_path(arg: str, root: Path) -> None:
+    """Refuse an argument that is, or could be, a path leaving `root`."""
+    value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+    if not value:
+        return
+    if ".." in value.replace("\\", "/").split("/"):
+        raise ShellRefused(f"Path escapes the skills root ('..' segment): {arg!r}.")
+    candidate = Path(value) if os.path.isabs(value) else root / value
+    if not (os.path.isabs(value) or "/" in value or os.path.lexists(candidate)):
+        return  # a plain word that names nothing (a grep pattern, a count)
+    try:
+        candidate.resolve().relative_to(root)
+    except ValueError:
+        raise ShellRefused(f"Path outside the skills root: {arg!r}.") from None
+
+
+def parse_command(command: str, root: Path, allowed: Iterable[str] = DEFAULT_COMMANDS) -> list[str]:
+    """The argument list for `command`, or `ShellRefused` saying why it may not run."""
+    if not command or not command.strip():
+        raise ShellRefused("Empty command.")
+    for operator in _OPERATORS:
+        if operator in command:
+            shown = operator.encode("unicode_escape").decode()
+            raise ShellRefused(f"Shell operators and substitutions are not allowed ({shown!r}): {command!r}.")
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise ShellRefused(f"Cannot parse the command: {exc}.") from None
+    if not words:
+        raise ShellRefused("Empty command.")
+    name, *args = words
+    allow = tuple(allowed)
+    if name not in allow:
+        raise ShellRefused(f"Command {name!r} is not allowed. Allowed: {', '.join(allow)}.")
+    refused = REFUSED_OPTIONS.get(name, ())
+    python = name in ("python", "python3")
+    script_seen = False  # python: the arguments after the script are the script's own
+    for arg in args:
+        if python and not script_seen and arg.startswith("-") and arg not in PYTHON_OPTIONS:
+            raise ShellRefused(f"Option {arg!r} of {name!r} is not allowed.")
+        if not python and (arg in refused or any(arg.startswith(o + "=") for o in refused if o[:2] == "--")):
+            raise ShellRefused(f"Option {arg!r} of {name!r} is not allowed.")
+        script_seen = script_seen or not arg.startswith("-")
+        if arg.startswith("-") and not arg.startswith("--"):
+            if "/" in arg or ".." in arg:
+                raise ShellRefused(f"Give a path as its own argument, not attached to an option: {arg!r}.")
+        else:
+            _check_path(arg, root)
+    return [_program(name), *args]
+
+
+class SkillsShellTool(BaseTool):
+    """`shell(command)`: one allow-listed command, run in the skills root without a shell."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        commands: Iterable[str] = DEFAULT_COMMANDS,
+        timeout: float = 30.0,
+        max_output: int = 64_000,
+        env_allow: Iterable[str] = (),
+        name: str = "shell",
+    ) -> None:
+        self.commands = tuple(commands)
+        super().__init__(
+            name=name,
+            description=(
+                "Run one command in the skills folder (the working directory). Allowed commands: "
+                f"{', '.join(self.commands)}. No pipes, redirections, `;`, `&&`, `$(...)` or globbing; "
+                f"paths must stay inside the skills folder. Times out after {timeout:g} s."
+            ),
+        )
+        self.root = Path(root).resolve()
+        self.timeout = timeout
+        self.max_output = max_output
+        self.env_allow = tuple(env_allow)
+
+    def _get_declaration(self) -> types.FunctionDeclaration:
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters=types.Schema(
+                type=types.Type.OBJECT,
+                properties={
+                    "command": types.Schema(
+                        type=types.Type.STRING, description="The command line, e.g. `ls pdf-report/scripts`."
+                    )
+                },
+                required=["command"],
+            ),
+        )
+
+    def _hide_root(self, text: str) -> str:
+        return text.replace(str(self.root) + os.sep, "").replace(str(self.root), ".")
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        command = args.get("command")
+        if not isinstance(command, str):
+            return {"error": "Missing argument 'command': one command line."}
+        try:
+            argv = parse_command(command, self.root, self.commands)
+            result = await asyncio.to_thread(
+                run_command,
+                argv,
+                self.root,
+                timeout=self.timeout,
+                max_output=self.max_output,
+                env_allow=self.env_allow,
+            )
+        except ScriptRefused as exc:
+            return {"error": self._hide_root(str(exc))}
+        except OSError as exc:
+            return {"error": f"Cannot run {command!r}: {exc.strerror or exc}."}
+        response: dict[str, Any] = {
+            "command": command,
+            "returncode": result.returncode,
+            "stdout": self._hide_root(result.stdout),
+            "stderr": self._hide_root(result.stderr),
+            "timed_out": result.timed_out,
+            "truncated": result.truncated,
+        }
+        if result.timed_out:
+            response["error"] = f"Command timed out after {self.timeout:g} s and was killed."
+        return response
