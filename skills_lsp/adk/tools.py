@@ -90,6 +90,16 @@ class _SkillTool(BaseTool):
             return _error(f"Skill {document.name!r} has no folder of its own (no files to use).")
         return directory
 
+    def _skill_folder(self, args: dict[str, Any]) -> tuple[SkillDocument, Path] | dict[str, Any]:
+        """The named skill and its folder, or the error result to give the model."""
+        found = self._document(args)
+        if isinstance(found, dict):
+            return found
+        directory = self._directory(found)
+        if isinstance(directory, dict):
+            return directory
+        return found, directory
+
     def _declare(self, properties: dict[str, types.Schema], required: list[str]) -> types.FunctionDeclaration:
         return types.FunctionDeclaration(
             name=self.name,
@@ -149,12 +159,10 @@ class ReadReferenceTool(_SkillTool):
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        found = self._document(args)
-        if isinstance(found, dict):
-            return found
-        directory = self._directory(found)
-        if isinstance(directory, dict):
-            return directory
+        located = self._skill_folder(args)
+        if isinstance(located, dict):
+            return located
+        found, directory = located
         path = args.get("path")
         if not isinstance(path, str):
             return _error("Missing argument 'path': a file path relative to the skill folder.")
@@ -209,12 +217,10 @@ class RunScriptTool(_SkillTool):
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        found = self._document(args)
-        if isinstance(found, dict):
-            return found
-        directory = self._directory(found)
-        if isinstance(directory, dict):
-            return directory
+        located = self._skill_folder(args)
+        if isinstance(located, dict):
+            return located
+        found, directory = located
         script = args.get("script")
         if not isinstance(script, str):
             return _error("Missing argument 'script': a path relative to scripts/.")
