@@ -260,7 +260,8 @@ class Controller implements vscode.Disposable {
       documentSelector: documentSelector(paths),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      diagnosticCollectionName: 'skills-lsp',
+      // No diagnosticCollectionName: the server's pull identifier is 'skills-lsp', and two
+      // collections of one name make VS Code warn.
       // A function: a restart sends the settings of that moment.
       initializationOptions: () => initializationOptions(serverSection()),
       synchronize: {
