@@ -10,6 +10,8 @@
 - `bind_skill` / `skill_agent`: a skill's instruction with exactly the ADK tools its
   `allowed-tools` resolve to (the core coordinator's strict / permissive / fallback modes).
 - `SkillsShellTool`: one allow-listed command in the skills root, no shell, no path outside it.
+- `UploadStagingPlugin`: the user's file parts saved under a per-session `uploads/` folder, the
+  model told their paths; `StagingShellTool` runs the shell there with `skills/` linked in.
 
 Only this package imports google.adk; `skills_lsp.core` never does.
 """
@@ -43,6 +45,7 @@ from skills_lsp.adk.tools import (
     skill_index,
     skill_tools,
 )
+from skills_lsp.adk.uploads import StagedFile, StagingShellTool, UploadStagingPlugin, safe_name, staging_root
 from skills_lsp.core.coordinator import ValidationMode
 
 __all__ = [
@@ -63,6 +66,9 @@ __all__ = [
     "SkillLoadError",
     "SkillSource",
     "SkillsShellTool",
+    "StagedFile",
+    "StagingShellTool",
+    "UploadStagingPlugin",
     "UseSkillTool",
     "ValidationMode",
     "bind_skill",
@@ -71,7 +77,9 @@ __all__ = [
     "load_adk_skills_report",
     "parse_command",
     "run_script",
+    "safe_name",
     "skill_agent",
     "skill_index",
     "skill_tools",
+    "staging_root",
 ]

@@ -69,8 +69,8 @@ def _program(name: str) -> str:
     return found
 
 
-def _check_path(arg: str, root: Path) -> None:
-    """Refuse an argument that is, or could be, a path leaving `root`."""
+def _check_path(arg: str, root: Path, extra_roots: tuple[Path, ...] = ()) -> None:
+    """Refuse an argument that is, or could be, a path leaving `root` (and every `extra_roots`)."""
     value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
     if not value:
         return
@@ -79,14 +79,24 @@ def _check_path(arg: str, root: Path) -> None:
     candidate = Path(value) if os.path.isabs(value) else root / value
     if not (os.path.isabs(value) or "/" in value or os.path.lexists(candidate)):
         return  # a plain word that names nothing (a grep pattern, a count)
-    try:
-        candidate.resolve().relative_to(root)
-    except ValueError:
-        raise ShellRefused(f"Path outside the skills root: {arg!r}.") from None
+    resolved = candidate.resolve()
+    for allowed in (root, *extra_roots):
+        try:
+            resolved.relative_to(allowed)
+            return
+        except ValueError:
+            continue
+    raise ShellRefused(f"Path outside the skills root: {arg!r}.")
 
 
-def parse_command(command: str, root: Path, allowed: Iterable[str] = DEFAULT_COMMANDS) -> list[str]:
-    """The argument list for `command`, or `ShellRefused` saying why it may not run."""
+def parse_command(
+    command: str, root: Path, allowed: Iterable[str] = DEFAULT_COMMANDS, extra_roots: Iterable[Path] = ()
+) -> list[str]:
+    """The argument list for `command`, or `ShellRefused` saying why it may not run.
+
+    Paths must resolve inside `root` or one of `extra_roots` (real paths: e.g. the target of a
+    `skills` symlink in an upload staging directory)."""
+    extra = tuple(Path(r).resolve() for r in extra_roots)
     if not command or not command.strip():
         raise ShellRefused("Empty command.")
     for operator in _OPERATORS:
@@ -116,7 +126,7 @@ def parse_command(command: str, root: Path, allowed: Iterable[str] = DEFAULT_COM
             if "/" in arg or ".." in arg:
                 raise ShellRefused(f"Give a path as its own argument, not attached to an option: {arg!r}.")
         else:
-            _check_path(arg, root)
+            _check_path(arg, root, extra)
     return [_program(name), *args]
 
 
@@ -162,32 +172,45 @@ class SkillsShellTool(BaseTool):
             ),
         )
 
-    def _hide_root(self, text: str) -> str:
-        return text.replace(str(self.root) + os.sep, "").replace(str(self.root), ".")
+    def _roots(self, tool_context: ToolContext) -> tuple[Path, tuple[Path, ...]]:
+        """The working directory for this call and the other trees its paths may reach."""
+        return self.root, ()
+
+    def _check_argv(self, argv: list[str], root: Path) -> None:
+        """A subclass's extra rule on the parsed arguments: raise `ShellRefused` to refuse."""
+
+    def _hide_root(self, text: str, root: Path | None = None) -> str:
+        root = root or self.root
+        return text.replace(str(root) + os.sep, "").replace(str(root), ".")
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         command = args.get("command")
         if not isinstance(command, str):
             return {"error": "Missing argument 'command': one command line."}
         try:
-            argv = parse_command(command, self.root, self.commands)
+            root, extra_roots = self._roots(tool_context)
+        except (OSError, ValueError) as exc:
+            return {"error": f"Cannot prepare the working directory ({type(exc).__name__})."}
+        try:
+            argv = parse_command(command, root, self.commands, extra_roots)
+            self._check_argv(argv, root)
             result = await asyncio.to_thread(
                 run_command,
                 argv,
-                self.root,
+                root,
                 timeout=self.timeout,
                 max_output=self.max_output,
                 env_allow=self.env_allow,
             )
         except ScriptRefused as exc:
-            return {"error": self._hide_root(str(exc))}
+            return {"error": self._hide_root(str(exc), root)}
         except OSError as exc:
             return {"error": f"Cannot run {command!r}: {exc.strerror or exc}."}
         response: dict[str, Any] = {
             "command": command,
             "returncode": result.returncode,
-            "stdout": self._hide_root(result.stdout),
-            "stderr": self._hide_root(result.stderr),
+            "stdout": self._hide_root(result.stdout, root),
+            "stderr": self._hide_root(result.stderr, root),
             "timed_out": result.timed_out,
             "truncated": result.truncated,
         }

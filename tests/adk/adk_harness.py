@@ -111,7 +111,10 @@ class Run:
 
 
 async def run_agent(
-    agent: LlmAgent, model: ScriptedModel, message: str, plugins: list[BasePlugin] | None = None
+    agent: LlmAgent,
+    model: ScriptedModel,
+    message: str | types.Content,
+    plugins: list[BasePlugin] | None = None,
 ) -> Run:
     app = App(name="skills_lsp_test", root_agent=agent, plugins=plugins or [])
     runner = InMemoryRunner(app=app)
@@ -121,7 +124,11 @@ async def run_agent(
         async for event in runner.run_async(
             user_id="u",
             session_id=session.id,
-            new_message=types.Content(role="user", parts=[types.Part(text=message)]),
+            new_message=(
+                message
+                if isinstance(message, types.Content)
+                else types.Content(role="user", parts=[types.Part(text=message)])
+            ),
         )
     ]
     stored = await runner.session_service.get_session(app_name=app.name, user_id="u", session_id=session.id)
