@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from documents import skill_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.bm25 import stem, terms
 from skills_lsp.core.evaluation import auroc, evaluate
 from skills_lsp.core.index import SkillDocument, SkillIndex, load_workspace_index
-from skills_lsp.core.model import FileKind
 from skills_lsp.core.queries import QueryCase
 from skills_lsp.core.scoring import SelectionPolicy, select_skills
 
@@ -43,26 +43,8 @@ WORDS = [
 
 
 def doc(i: int, name: str, description: str, body: str, tags: tuple[str, ...] = ()) -> SkillDocument:
-    return SkillDocument(
-        id=f"{name}-{i:012d}",
-        name=name,
-        description=description,
-        version=None,
-        license=None,
-        compatibility=None,
-        tags=list(tags),
-        allowed_tools=[],
-        references=[],
-        trigger=False,
-        hint=None,
-        metadata={},
-        body=body,
-        path=Path(f"/ws/s{i}/SKILL.md"),
-        hash="0" * 64,
-        last_modified=None,
-        triggers=[],
-        kind=FileKind.AGENT_SKILL,
-    )
+    path = Path(f"/ws/s{i}/SKILL.md")
+    return skill_document(name, description, body, tags, id=f"{name}-{i:012d}", path=path)
 
 
 text = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)

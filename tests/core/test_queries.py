@@ -5,33 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from documents import skill_document
 
 from skills_lsp.core.index import SkillDocument, SkillIndex
-from skills_lsp.core.model import FileKind, Range
+from skills_lsp.core.model import Range
 from skills_lsp.core.queries import QueryCase, load_query_file, parse_query_file, run_case
 
 
 def doc(name: str, description: str, body: str = "", tags: tuple[str, ...] = ()) -> SkillDocument:
-    return SkillDocument(
-        id=f"{name}-000000000000",
-        name=name,
-        description=description,
-        version=None,
-        license=None,
-        compatibility=None,
-        tags=list(tags),
-        allowed_tools=[],
-        references=[],
-        trigger=False,
-        hint=None,
-        metadata={},
-        body=body,
-        path=Path(f"/ws/skills/{name}/SKILL.md"),
-        hash="0" * 64,
-        last_modified=None,
-        triggers=[],
-        kind=FileKind.AGENT_SKILL,
-    )
+    path = Path(f"/ws/skills/{name}/SKILL.md")
+    return skill_document(name, description, body, tags, id=f"{name}-000000000000", path=path)
 
 
 @pytest.fixture()
