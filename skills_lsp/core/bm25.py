@@ -256,6 +256,10 @@ class Bm25fSearch:
     def __init__(self, index: SkillIndex, parameters: Bm25fParameters | None = None) -> None:
         self.index = index
         self.p = parameters or Bm25fParameters()
+        self._rebuild()
+        index.subscribe(self._on_change)
+
+    def _rebuild(self) -> None:
         self._slots: list[SkillDocument | None] = []
         self._slot_of: dict[int, int] = {}
         # term -> (slots, counts per field): raw counts, so nothing depends on averages at build
@@ -264,9 +268,8 @@ class Bm25fSearch:
         self._alive = array("b")
         self._live = 0
         self._totals = [0.0 for _ in FIELDS]
-        for doc in index:
+        for doc in self.index:
             self._add(doc)
-        index.subscribe(self._on_change)
 
     def _add(self, doc: SkillDocument) -> None:
         slot = len(self._slots)
@@ -298,6 +301,11 @@ class Bm25fSearch:
         self._live -= 1
         for f in range(len(FIELDS)):
             self._totals[f] -= self._lengths[f][slot]
+        dead = len(self._slots) - self._live
+        if dead > 1000 and dead > self._live:
+            # An editor replaces a document on every change; compact as SkillSearch does, so a long
+            # session does not grow without bound. Listeners run after the index changed.
+            self._rebuild()
 
     def _on_change(self, change: str, doc: SkillDocument) -> None:
         (self._add if change == "add" else self._remove)(doc)

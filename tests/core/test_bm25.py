@@ -9,7 +9,7 @@ from documents import skill_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.bm25 import stem, terms
+from skills_lsp.core.bm25 import bm25f_for, stem, terms
 from skills_lsp.core.evaluation import auroc, evaluate
 from skills_lsp.core.index import SkillDocument, SkillIndex, load_workspace_index
 from skills_lsp.core.queries import QueryCase
@@ -120,3 +120,20 @@ def test_evaluate_and_auroc() -> None:
     assert (
         report["top1_accuracy"] == 1.0 and report["none_false_accept_rate"] == 0.0 and report["auroc"] == 1.0
     )
+
+
+def test_many_edits_compact_and_keep_results() -> None:
+    # An editor replaces a document on every keystroke; the bm25f index must not grow with them.
+    words = [random.Random(i).choice(WORDS) for i in range(20)]
+    docs = [doc(i, f"s{i}", word, word) for i, word in enumerate(words)]
+    index = SkillIndex(docs)
+    policy = SelectionPolicy(top_k=10, min_score=0.0, scorer="bm25f")
+    select_skills(index, "pdf", policy)
+    search = bm25f_for(index)
+    for edit in range(3000):
+        old = docs[edit % 20]
+        index.upsert(doc(edit % 20, old.name, old.description, f"{old.body} edit{edit % 7}"))
+    assert len(search._slots) < 2100  # compacted: far fewer than 20 + 3,000 slots
+    fresh = SkillIndex(list(index))
+    for query in ("pdf form", "invoice cleaning", "edit3"):
+        assert ranking(index, query, policy) == ranking(fresh, query, policy)
