@@ -48,10 +48,14 @@ REFUSED_OPTIONS: Mapping[str, tuple[str, ...]] = {
         "-fls",
         "-L",
         "-follow",
+        "-files0-from",  # reads the names of files to visit from a file: paths we never see
     ),
     "grep": ("-R", "--dereference-recursive"),
     "ls": ("-L", "--dereference"),
+    "wc": ("--files0-from",),
 }
+# Programs whose short options combine (`-iR` is `-i -R`); find's options are whole words.
+_CLUSTERED = frozenset({"grep", "ls", "wc", "head", "tail", "cat"})
 
 _OPERATORS = (";", "&", "|", "<", ">", "`", "$", "(", ")", "\n", "\r", "\x00")
 
@@ -89,6 +93,20 @@ def _check_path(arg: str, root: Path, extra_roots: tuple[Path, ...] = ()) -> Non
     raise ShellRefused(f"Path outside the skills root: {arg!r}.")
 
 
+def _is_refused(program: str, arg: str, refused: tuple[str, ...]) -> bool:
+    """Whether `arg` is, spells or contains a refused option of `program`. GNU tools accept any
+    unambiguous prefix of a long option (`--dereference-r`) and combined short flags (`-iR`)."""
+    if arg in refused:
+        return True
+    if arg.startswith("--") and len(arg) > 2:
+        option = arg.split("=", 1)[0]
+        return any(r.startswith(option) for r in refused if r.startswith("--"))
+    if program in _CLUSTERED and arg.startswith("-") and len(arg) > 2:
+        letters = {r[1] for r in refused if len(r) == 2 and r[0] == "-"}
+        return any(letter in letters for letter in arg[1:])
+    return False
+
+
 def parse_command(
     command: str, root: Path, allowed: Iterable[str] = DEFAULT_COMMANDS, extra_roots: Iterable[Path] = ()
 ) -> list[str]:
@@ -119,7 +137,7 @@ def parse_command(
     for arg in args:
         if python and not script_seen and arg.startswith("-") and arg not in PYTHON_OPTIONS:
             raise ShellRefused(f"Option {arg!r} of {name!r} is not allowed.")
-        if not python and (arg in refused or any(arg.startswith(o + "=") for o in refused if o[:2] == "--")):
+        if not python and _is_refused(name, arg, refused):
             raise ShellRefused(f"Option {arg!r} of {name!r} is not allowed.")
         script_seen = script_seen or not arg.startswith("-")
         if arg.startswith("-") and not arg.startswith("--"):

@@ -76,6 +76,16 @@ SHELL_REFUSALS = {
     "find -exec": ("find . -exec cat {} +", "Option '-exec' of 'find' is not allowed."),
     "find -delete": ("find . -delete", "Option '-delete' of 'find' is not allowed."),
     "grep -R follows links": ("grep -R secret .", "Option '-R' of 'grep' is not allowed."),
+    "grep -R combined": ("grep -rR secret .", "Option '-rR' of 'grep' is not allowed."),
+    "grep -R combined after -i": ("grep -iR secret pdf-report", "Option '-iR' of 'grep' is not allowed."),
+    "grep long option prefix": (
+        "grep --recursive --dereference-r secret pdf-report",
+        "Option '--dereference-r' of 'grep' is not allowed.",
+    ),
+    "ls -L combined": ("ls -RL pdf-report", "Option '-RL' of 'ls' is not allowed."),
+    "ls --deref prefix": ("ls --deref pdf-report", "Option '--deref' of 'ls' is not allowed."),
+    "find -files0-from": ("find -files0-from pdf-report/list", "Option '-files0-from' of 'find'"),
+    "wc --files0-from=": ("wc -c --files0-from=pdf-report/list", "of 'wc' is not allowed."),
     "empty": ("   ", "Empty command."),
     "unbalanced quote": ("cat 'x", "Cannot parse the command"),
 }
