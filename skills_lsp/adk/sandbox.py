@@ -3,12 +3,16 @@ arguments as a list (never a shell), a timeout that kills the whole process grou
 per stream, and a scrubbed environment.
 
 This contains mistakes and casual prompt injection; it is not an OS sandbox (the script runs as
-the current user and can read what the user can read).
+the current user and can read what the user can read). Where Linux lets an unprivileged user
+create namespaces (`unshare`), each script also runs in its own PID namespace with its own /proc,
+so it cannot read the agent process's environment through /proc/<pid>/environ; `process_isolation()`
+says whether that is in effect.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import selectors
 import shutil
@@ -156,6 +160,26 @@ def run_script(
     return run_command(command, skill_dir, timeout=timeout, max_output=max_output, env_allow=env_allow)
 
 
+@functools.cache
+def process_isolation() -> tuple[str, ...]:
+    """The `unshare` prefix that gives a command its own user and PID namespace and /proc, or ()
+    where the system does not allow it (not Linux, no util-linux, namespaces disabled)."""
+    unshare = shutil.which("unshare") if sys.platform.startswith("linux") else None
+    if unshare is None:
+        return ()
+    prefix = (unshare, "--user", "--map-root-user", "--pid", "--fork", "--mount-proc", "--kill-child")
+    try:
+        probe = subprocess.run(
+            [*prefix, "/bin/sh", "-c", "test ! -e /proc/$PPID/environ || test $PPID -le 1"],
+            capture_output=True,
+            timeout=10,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return prefix if probe.returncode == 0 else ()
+
+
 def run_command(
     command: Sequence[str],
     cwd: Path,
@@ -168,7 +192,7 @@ def run_command(
     scrubbed environment described in `run_script`; the checks of what may run are the caller's."""
     with tempfile.TemporaryDirectory(prefix="skills-lsp-script-") as home:
         proc = subprocess.Popen(
-            list(command),
+            [*process_isolation(), *command],
             cwd=cwd,
             env=scrubbed_env(home, env_allow),
             stdin=subprocess.DEVNULL,

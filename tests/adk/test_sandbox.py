@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import pytest
 # google-adk on import.
 pytest.importorskip("google.adk")
 
-from skills_lsp.adk.sandbox import ScriptRefused, ScriptResult, run_script, scrubbed_env
+from skills_lsp.adk.sandbox import ScriptRefused, ScriptResult, process_isolation, run_script, scrubbed_env
 
 SECRET = "s3cr3t-value-never-leaks"
 
@@ -197,3 +198,39 @@ def test_nonzero_exit_is_reported(skill: Path) -> None:
     (skill / "scripts" / "fail.py").write_text("import sys\nsys.stderr.write('bad')\nsys.exit(3)\n")
     result = run_script(skill, "fail.py", [])
     assert (result.returncode, result.stderr, result.timed_out) == (3, "bad", False)
+
+
+# A script that looks for the secret in every process environment it can see, and proves it can
+# read one (its own) so that "not found" means something.
+_PROC_SCAN = """import os
+found, readable = [], 0
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        data = open(f'/proc/{pid}/environ', 'rb').read()
+    except OSError:
+        continue
+    readable += 1
+    if b'SECRET_MARK' in data:
+        found.append(pid)
+print('found', found, 'readable', readable)
+"""
+
+_HOST = """import sys
+from pathlib import Path
+from skills_lsp.adk.sandbox import run_script
+result = run_script(Path(sys.argv[1]), 'scan.py', [])
+print(result.stdout, end='')
+"""
+
+
+@pytest.mark.skipif(not process_isolation(), reason="this system does not let unshare make namespaces")
+def test_script_cannot_read_the_agent_process_environment(skill: Path) -> None:
+    # The agent process has the secret in its own environment (set at exec, so /proc shows it).
+    (skill / "scripts" / "scan.py").write_text(_PROC_SCAN.replace("SECRET_MARK", SECRET))
+    env = {**os.environ, "MY_SECRET_TOKEN": SECRET}
+    host = subprocess.run(
+        [sys.executable, "-c", _HOST, str(skill)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert host.returncode == 0, host.stderr
+    assert host.stdout.startswith("found [] readable "), host.stdout
+    assert int(host.stdout.split()[-1]) >= 1  # it could read /proc environments: just not the agent's
