@@ -10,7 +10,14 @@ What it wires together (all from `skills_lsp.adk`, the `adk` extra: `pip install
   session's `uploads/` folder and the model is told their paths;
 - `SkillInjectorPlugin`: the best-matching skill is put in front of the user's message;
 - `StagingShellTool` (a `SkillsShellTool`): `shell(command)` in the session's folder, where
-  `uploads/` holds the files and `skills/` links to the skills.
+  `uploads/` holds the files and `skills/` links to the skills folder (all of it: the shell's
+  root is a folder, so it also sees the skipped `broken-*` skills);
+- `bind_skill` (the context coordinator): the injected skill's `allowed-tools` resolved against a
+  registry of host tools, so an agent built for it gets exactly those tools;
+- ADK's own `SkillToolset`, built from the same checked `Skill` objects.
+
+`skills-lsp registry export MODULE:ATTR -o skill-tools.yaml` writes the tool manifest the editor
+checks `allowed-tools` against from an agent like `host_tools()` below.
 
 With GOOGLE_API_KEY (or GEMINI_API_KEY) set, a real Gemini model answers (`--model`, default
 gemini-2.5-flash). Without one, a tiny scripted model plays the agent offline: it loads the
@@ -37,11 +44,13 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import InMemoryRunner
+from google.adk.tools.skill_toolset import SkillToolset
 from google.genai import types
 
 from skills_lsp.adk import (
     SkillInjectorPlugin,
     UploadStagingPlugin,
+    bind_skill,
     load_adk_skills_report,
     skill_tools,
 )
@@ -112,6 +121,22 @@ def _upload(path: Path) -> types.Part:
     return types.Part(inline_data=blob)
 
 
+def Read(path: str) -> str:  # named as the example skills name the tool
+    """Read a file from the workspace."""
+    return Path(path).read_text(encoding="utf-8")
+
+
+def Write(path: str, text: str) -> str:
+    """Create or overwrite a file in the workspace."""
+    Path(path).write_text(text, encoding="utf-8")
+    return f"wrote {len(text)} characters to {path}"
+
+
+def host_tools() -> list[Any]:
+    """The host's own tools, by the names the skills' `allowed-tools` use."""
+    return [Read, Write]
+
+
 async def run(request: str, files: list[Path], model_name: str, online: bool) -> int:
     report = load_adk_skills_report(SKILLS)
     print(f"Loaded {len(report.skills)} skills: {', '.join(s.name for s in report.skills)}")
@@ -156,6 +181,13 @@ async def run(request: str, files: list[Path], model_name: str, online: bool) ->
         print(f"Staged: {staged.path or staged.name} ({staged.size} bytes{refused})")
     for injection in injector.injections:
         print(f"Injected skill: {injection.skill} (score {injection.score:.2f})")
+        # The coordinator: an agent dedicated to this skill would get exactly these host tools
+        # (permissive: `Bash(python3:*)` is not a host tool here, so it is left out, not promised).
+        binding = bind_skill(valid, host_tools(), injection.skill, mode="permissive")
+        print(f"Coordinator binds {injection.skill} to: {', '.join(binding.tool_names) or '(no tools)'}")
+    toolset = SkillToolset(skills=report.skills)
+    adk_tools = [tool.name for tool in await toolset.get_tools(None)]
+    print(f"ADK's own SkillToolset over the same skills offers: {', '.join(adk_tools)}")
     print(f"Agent: {final}")
     return 0
 

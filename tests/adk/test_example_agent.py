@@ -35,6 +35,9 @@ def test_offline_demo_profiles_the_uploaded_csv(tmp_path: Path) -> None:
     assert f'-> shell({{"command": "{command}"}})' in out
     assert "Staged: uploads/customers.csv (186 bytes)\n" in out
     assert "Injected skill: csv-data-cleaning" in out
+    # allowed-tools: Bash(python3:*) Read Write; the host has Read and Write only
+    assert "Coordinator binds csv-data-cleaning to: Read, Write\n" in out
+    assert "SkillToolset over the same skills offers: list_skills, load_skill," in out
     assert f"Agent: (offline demo) I loaded the csv-data-cleaning skill and ran `{command}`:" in out
     assert "duplicates: 1 exact duplicate rows" in out  # the skill's script really read the upload
     assert "Traceback" not in proc.stderr
