@@ -12,6 +12,7 @@ written to session state under `state_key` (so it travels as a `state_delta` in 
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -43,6 +44,9 @@ class Injection:
         return asdict(self)
 
 
+RECENT = 100  # injections kept on the plugin for inspection
+
+
 class SkillInjectorPlugin(BasePlugin):
     """Put the best-matching skill in front of each user message (the core's injection)."""
 
@@ -61,7 +65,9 @@ class SkillInjectorPlugin(BasePlugin):
         self.policy = policy or SelectionPolicy()
         self.max_injected_chars = max_injected_chars
         self.state_key = state_key
-        self.injections: list[Injection] = []
+        # The most recent injections, for inspection; the session state is the durable record, and a
+        # long-running server must not keep one entry per message for ever.
+        self.injections: deque[Injection] = deque(maxlen=RECENT)
         self._pending: dict[str, Injection] = {}
 
     async def on_user_message_callback(

@@ -35,6 +35,7 @@ import os
 import re
 import sys
 import tempfile
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,6 +126,9 @@ def _unique(directory: Path, name: str) -> Path:
     return candidate
 
 
+RECENT_UPLOADS = 1000  # staged-file records kept on the plugin
+
+
 class UploadStagingPlugin(BasePlugin):
     """Save the user's file parts under `<base>/<app>/<session>/uploads/` and point the model at them."""
 
@@ -143,7 +147,8 @@ class UploadStagingPlugin(BasePlugin):
         self.base.mkdir(parents=True, exist_ok=True)
         self.max_file_bytes = max_file_bytes
         self.max_message_bytes = max_message_bytes
-        self.staged: list[StagedFile] = []
+        # The most recent files handled, for inspection (bounded: a server runs for a long time).
+        self.staged: deque[StagedFile] = deque(maxlen=RECENT_UPLOADS)
 
     def session_root(self, app_name: str, session_id: str) -> Path:
         """The staging root of one session (created, and checked to be inside `base`)."""

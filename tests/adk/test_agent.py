@@ -257,14 +257,14 @@ async def test_injector_plugin_leaves_unmatched_messages_alone(skills_root: Path
     run = await run_agent(LlmAgent(name="a", model=model), model, "PDF report please", plugins=[plugin])
     user_turns = [c for c in model.seen[0].contents if c.role == "user"]
     assert user_turns[-1].parts[0].text == "PDF report please"  # type: ignore[index]
-    assert plugin.injections == [] and "skills_lsp_injection" not in run.state
+    assert not plugin.injections and "skills_lsp_injection" not in run.state
 
 
 async def test_injector_plugin_respects_tag_filters(skills_root: Path) -> None:
     plugin = SkillInjectorPlugin(skills_root, policy=SelectionPolicy(include_tags=["nothing-has-this"]))
     model = ScriptedModel(turns=["hi"])
     await run_agent(LlmAgent(name="a", model=model), model, "PDF report please", plugins=[plugin])
-    assert plugin.injections == []
+    assert not plugin.injections
 
 
 # --- coordinator binding ---------------------------------------------------------------------------
