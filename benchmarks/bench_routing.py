@@ -11,7 +11,6 @@ folder does, so the figures show what holds at 2,000+ skills. Reports only; exit
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import tempfile
@@ -29,13 +28,9 @@ ROUTING = REPO / "benchmarks" / "routing"
 
 
 def _generator() -> Any:
-    path = Path(__file__).with_name("generate_workspace.py")
-    spec = importlib.util.spec_from_file_location("generate_workspace", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look the module up
-    spec.loader.exec_module(module)
-    return module
+    import generate_workspace  # benchmarks/ is on sys.path: these run as scripts
+
+    return generate_workspace
 
 
 def pool(distractors: int, scratch: Path) -> SkillIndex:

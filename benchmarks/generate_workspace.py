@@ -1358,6 +1358,15 @@ def format_counts(manifest: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def read_manifest(workspace: Path) -> dict[str, Any] | None:
+    """The manifest `generate` wrote into `workspace`, or None if there is none."""
+    path = workspace / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("out_dir", type=Path, help="directory to create (must not exist or be empty)")

@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib.util
 import json
 import math
 import os
@@ -69,6 +68,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
+import generate_workspace  # benchmarks/ is on sys.path: these run as scripts
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
@@ -76,7 +76,7 @@ from pygls.uris import from_fs_path
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 DEFAULT_WORKSPACES = BENCH_DIR / ".workspace"
-MANIFEST_NAME = "workspace-manifest.json"
+MANIFEST_NAME = generate_workspace.MANIFEST_NAME
 QUERY_FILE = "skill-queries.yaml"
 QUERY_FILE_FALLBACK = "skill-queries.lsp-bench.yaml"
 TOOL_MANIFEST = "skill-tools.yaml"
@@ -135,22 +135,10 @@ def log(message: str) -> None:
 
 
 def load_generator() -> ModuleType:
-    path = BENCH_DIR / "generate_workspace.py"
-    spec = importlib.util.spec_from_file_location("generate_workspace", path)
-    if spec is None or spec.loader is None:
-        raise BenchError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return generate_workspace  # benchmarks/ is on sys.path when a benchmark runs as a script
 
 
-def read_manifest(workspace: Path) -> dict[str, Any] | None:
-    path = workspace / MANIFEST_NAME
-    if not path.is_file():
-        return None
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+read_manifest = generate_workspace.read_manifest
 
 
 def prepare_workspace(args: argparse.Namespace) -> tuple[Path, bool, dict[str, Any] | None]:
