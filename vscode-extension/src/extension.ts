@@ -347,6 +347,12 @@ class Controller implements vscode.Disposable {
           : `skills-lsp is not installed for ${shown}`;
         this.setStatus(`Not running: ${this.failure}`, vscode.LanguageStatusSeverity.Error);
         this.log(`Install it with: ${install}`);
+        if (launch.source === 'default' && vscode.env.remoteName) {
+          // Seen in code-server: a remote window may ignore machine-scoped values in User settings.
+          this.log(
+            `This is a remote window (${vscode.env.remoteName}): if you set skillsLsp.server.command or pythonPath in User settings, set it in Remote or workspace settings instead.`,
+          );
+        }
         const message = upgrade
           ? `Skills LSP: importing skills_lsp with ${shown} failed (${outcome.detail}). Reinstall it: ${install}`
           : `Skills LSP: the skills-lsp package is not installed for ${shown}. Install it: ${install}`;
