@@ -50,7 +50,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import generate_workspace  # benchmarks/ is on sys.path: these run as scripts
@@ -58,7 +57,6 @@ import generate_workspace  # benchmarks/ is on sys.path: these run as scripts
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 DEFAULT_WORKSPACES = BENCH_DIR / ".workspace"
-MANIFEST_NAME = generate_workspace.MANIFEST_NAME
 
 TARGET_SKILLS = 20000
 COLD_TARGET_S = 10.0
@@ -101,50 +99,19 @@ class RunResult:
 # ----------------------------------------------------------------------------------------------------
 
 
-def load_generator() -> ModuleType:
-    return generate_workspace  # benchmarks/ is on sys.path when a benchmark runs as a script
-
-
-read_manifest = generate_workspace.read_manifest
-
-
 def prepare_workspace(
     args: argparse.Namespace, log: Any
 ) -> tuple[Path, bool, dict[str, Any] | None, float | None]:
     """Return (workspace, created_by_this_run, manifest or None, generation seconds or None)."""
-    if args.workspace is not None:
-        workspace = Path(args.workspace).resolve()
-        if not workspace.is_dir():
-            raise BenchError(f"--workspace {workspace} is not a directory")
-        return workspace, False, read_manifest(workspace), None
-    workspace = (DEFAULT_WORKSPACES / f"{args.skills}-{args.seed}").resolve()
-    gen = load_generator()
-    if workspace.exists():
-        manifest = read_manifest(workspace)
-        if manifest is None:
-            raise BenchError(f"{workspace} exists but has no {MANIFEST_NAME}; delete it and run again")
-        expected = (args.skills, args.seed, gen.GENERATOR_VERSION)
-        found = (manifest.get("skills"), manifest.get("seed"), manifest.get("generator_version"))
-        if found != expected:
-            raise BenchError(
-                f"{workspace} was made with (skills, seed, version) {found}, not {expected}; delete it"
-            )
-        log(f"reusing workspace {workspace}")
-        return workspace, False, manifest, None
-    workspace.parent.mkdir(parents=True, exist_ok=True)
-    partial = workspace.parent / f".{workspace.name}.partial-{os.getpid()}"
-    log(f"generating workspace {workspace} (skills={args.skills}, seed={args.seed}) ...")
-    start = time.perf_counter()
     try:
-        manifest = gen.generate(partial, skills=args.skills, seed=args.seed)
-        partial.rename(workspace)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    elapsed = time.perf_counter() - start
-    log(f"generated in {elapsed:.1f} s")
-    log(gen.format_counts(manifest))
-    return workspace, True, manifest, elapsed
+        prepared = generate_workspace.prepare_workspace(
+            args.workspace, DEFAULT_WORKSPACES, args.skills, args.seed, log
+        )
+    except generate_workspace.WorkspaceError as exc:
+        raise BenchError(str(exc)) from None
+    if prepared[1]:
+        log(generate_workspace.format_counts(prepared[2]))
+    return prepared
 
 
 def prime_page_cache(workspace: Path) -> tuple[int, int]:
