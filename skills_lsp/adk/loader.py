@@ -61,11 +61,13 @@ class SkillLoadError(Exception):
 
 @dataclass
 class AdkLoadReport:
-    """What a load produced: the usable skills, every finding, and the SKILL.md files skipped."""
+    """What a load produced: the usable skills (and the SKILL.md each came from), every finding,
+    and the SKILL.md files skipped."""
 
     skills: list[Skill] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    loaded: list[str] = field(default_factory=list)  # the path of each of `skills`, in order
 
     @property
     def errors(self) -> list[Finding]:
@@ -283,6 +285,7 @@ def load_adk_skills_report(
         if skill is not None and not any(f.severity is Severity.ERROR for f in findings):
             seen[skill.name] = candidate.path
             report.skills.append(skill)
+            report.loaded.append(candidate.path)
         else:
             report.skipped.append(candidate.path)
         report.findings.extend(findings)

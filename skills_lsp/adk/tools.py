@@ -22,7 +22,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from skills_lsp.adk.loader import _skill_files, load_adk_skills_report
+from skills_lsp.adk.loader import load_adk_skills_report
 from skills_lsp.adk.sandbox import ScriptRefused, resolve_skill_file
 from skills_lsp.adk.sandbox import run_script as sandbox_run_script
 from skills_lsp.core.catalog import SkillCatalog, skill_directory
@@ -47,15 +47,12 @@ def skill_index(source: SkillSource, profile: str | None = None) -> SkillIndex:
         return source
     roots = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     report = load_adk_skills_report(roots, profile)
-    accepted = {skill.name for skill in report.skills}
-    documents: list[SkillDocument] = []
-    seen: set[str] = set()
-    files, _ = _skill_files(roots)
-    for path in files:
-        document = read_workspace_document(path, FileKind.AGENT_SKILL)
-        if document is not None and document.name in accepted and document.name not in seen:
-            seen.add(document.name)
-            documents.append(document)
+    # The very files the loader accepted: matching by name could pick a rejected namesake.
+    documents = [
+        document
+        for path in report.loaded
+        if (document := read_workspace_document(Path(path), FileKind.AGENT_SKILL)) is not None
+    ]
     return SkillIndex(documents)
 
 

@@ -24,6 +24,7 @@ from skills_lsp.adk import (
     SkillLoadError,
     load_adk_skills,
     load_adk_skills_report,
+    skill_index,
 )
 from skills_lsp.core.model import Severity
 
@@ -150,6 +151,17 @@ def test_duplicate_names_keep_the_first(tmp_path: Path) -> None:
     assert any("already used by" in f.message for f in report.errors)
     with pytest.raises(SkillLoadError, match="ADK needs unique names"):
         load_adk_skills([tmp_path / "a", tmp_path / "b"])
+
+
+def test_tools_serve_the_accepted_skill_not_a_rejected_namesake(tmp_path: Path) -> None:
+    # Parses, but breaks a rule (SK303): skipped, and its text must not reach the agent.
+    write_skill(tmp_path / "a", "good", "---\nname: good\ndescription: " + "x" * 1100 + "\n---\nREJECTED\n")
+    good_skill(tmp_path / "b")
+    report = load_adk_skills_report(tmp_path)
+    assert report.loaded == [str(tmp_path / "b" / "good" / "SKILL.md")]
+    [document] = skill_index(tmp_path)
+    assert document.path == tmp_path / "b" / "good" / "SKILL.md"
+    assert "REJECTED" not in document.body
 
 
 def test_resource_symlink_outside_the_skill_is_left_out(tmp_path: Path) -> None:
