@@ -15,11 +15,12 @@ from urllib.parse import quote
 
 from skills_lsp._version import __version__
 from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
-from skills_lsp.core.config import Config
+from skills_lsp.core.config import SCORER_CHOICES, Config
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
+from skills_lsp.core.semantic import ScorerUnavailable
 
 if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
     from skills_lsp.core.index import SkillIndex
@@ -394,26 +395,25 @@ def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    # One query: the crate's plain scorer beats building an inverted index (same results).
-    from skills_lsp.core.scoring import SelectionPolicy, select_skills_plain
+    from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills, select_skills_plain
 
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
     index = _index(args)
+    min_score = DEFAULT_MIN_SCORE[args.scorer] if args.min_score is None else args.min_score
     policy = SelectionPolicy(
         args.top_k,
-        args.min_score,
+        min_score,
         _tags(args.include_tags),
         _tags(args.exclude_tags),
         args.tokenizer,
         args.scorer,
     )
-    if args.scorer == "bm25f":
-        from skills_lsp.core.scoring import select_skills
-
-        matches = select_skills(index, args.query, policy)
-    else:
+    if args.scorer == "lexical":
+        # One query: the crate's plain scorer beats building an inverted index (same results).
         matches = select_skills_plain(index, args.query, policy)
+    else:
+        matches = select_skills(index, args.query, policy)
     if args.format == "json":
         rows = [
             {"name": m.skill.name, "path": _display(str(m.skill.path)), "id": m.skill.id, "score": m.score}
@@ -421,35 +421,56 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ]
         if args.explain:
             for row, match in zip(rows, matches, strict=True):
-                row["explain"] = _explain_json(args.query, index, match, args.tokenizer)
+                row["explain"] = _explain_json(args.query, index, match, args.tokenizer, args.scorer)
         out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
         return 0
     if not matches:
-        out.write(f"No skill scores {args.min_score} or more for: {args.query}\n")
+        out.write(f"No skill scores {min_score} or more ({args.scorer} scorer) for: {args.query}\n")
         return 0
     for rank, match in enumerate(matches, 1):
         out.write(f"{rank}. {match.score:8.4f}  {match.skill.name}  ({_display(str(match.skill.path))})\n")
-        if args.explain:
-            hits = _explain_json(args.query, index, match, args.tokenizer)
-            from skills_lsp.core.scoring import FIELD_WEIGHTS
+        if not args.explain:
+            continue
+        hits = _explain_json(args.query, index, match, args.tokenizer, args.scorer)
+        if args.scorer != "lexical":
+            for field_name, words in hits.get("shared_words", {}).items():
+                if words:
+                    out.write(f"     {field_name:<11} {' '.join(words)}\n")
+            if "semantic" in hits:
+                out.write(f"     bm25f {hits['bm25f']:.4f}, semantic {hits['semantic']:.4f}\n")
+            elif args.scorer == "semantic":
+                out.write("     cosine similarity of meaning (name, description, body start)\n")
+            continue
+        from skills_lsp.core.scoring import FIELD_WEIGHTS
 
-            for field_name in ("name", "description", "tags", "body"):
-                tokens = hits[field_name]
-                if tokens:
-                    weight = FIELD_WEIGHTS[field_name]
-                    out.write(f"     {field_name:<11} x{weight}: {' '.join(tokens)}\n")
-            out.write(
-                f"     raw {hits['raw']} / sqrt({hits['unique_body_tokens']} unique body tokens) = "
-                f"{hits['raw']} / {hits['norm']:.4f} = {match.score:.4f}\n"
-            )
+        for field_name in ("name", "description", "tags", "body"):
+            tokens = hits[field_name]
+            if tokens:
+                weight = FIELD_WEIGHTS[field_name]
+                out.write(f"     {field_name:<11} x{weight}: {' '.join(tokens)}\n")
+        out.write(
+            f"     raw {hits['raw']} / sqrt({hits['unique_body_tokens']} unique body tokens) = "
+            f"{hits['raw']} / {hits['norm']:.4f} = {match.score:.4f}\n"
+        )
     return 0
 
 
-def _explain_json(query: str, index: SkillIndex, match: SkillMatch, tokenizer: str) -> dict[str, Any]:
+def _explain_json(
+    query: str, index: SkillIndex, match: SkillMatch, tokenizer: str, scorer: str = "lexical"
+) -> dict[str, Any]:
     from skills_lsp.core.scoring import explain
 
     document = index.find_by_id(match.skill.id)
     assert document is not None
+    if scorer != "lexical":
+        from skills_lsp.core.bm25 import matched_terms
+
+        found: dict[str, Any] = {"shared_words": matched_terms(query, document)}
+        if scorer == "hybrid":
+            from skills_lsp.core.semantic import hybrid_for
+
+            found["bm25f"], found["semantic"] = hybrid_for(index).components(query)[id(document)]
+        return found
     hits = explain(query, document, "unicode" if tokenizer == "unicode" else "ascii")
     return {
         "name": list(hits.name),
@@ -526,17 +547,23 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.evaluation import DEFAULT_THRESHOLDS, evaluate
+    from skills_lsp.core import semantic
+    from skills_lsp.core.evaluation import calibrate, evaluate
     from skills_lsp.core.index import load_workspace_index
     from skills_lsp.core.queries import load_query_file
 
     root, config = _workspace(args)
-    scorers = [s.strip() for s in args.scorer.split(",") if s.strip()]
-    unknown = [s for s in scorers if s not in DEFAULT_THRESHOLDS]
+    if args.scorer is None:
+        scorers = [s for s in SCORER_CHOICES if semantic.available() or s not in ("semantic", "hybrid")]
+    else:
+        scorers = [s.strip() for s in args.scorer.split(",") if s.strip()]
+    unknown = [s for s in scorers if s not in SCORER_CHOICES]
     if not scorers or unknown:
         raise UsageError(
-            f"unknown scorer {', '.join(unknown) or '(none)'}; choose from {', '.join(DEFAULT_THRESHOLDS)}"
+            f"unknown scorer {', '.join(unknown) or '(none)'}; choose from {', '.join(SCORER_CHOICES)}"
         )
+    if args.calibrate is not None and not 0.0 <= args.calibrate <= 1.0:
+        raise UsageError("--calibrate takes a rate from 0 to 1, e.g. 0.15")
     query_file = Path(args.query_file)
     if not query_file.is_file():
         raise UsageError(f"test-query file not found: {query_file}")
@@ -544,28 +571,43 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for p in problems:
         err.write(f"{_display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
     index = load_workspace_index(root, config.roots_for(root), config.max_depth)
-    reports = [evaluate(index, cases, scorer).to_json() for scorer in scorers]
+    evaluated = [evaluate(index, cases, scorer) for scorer in scorers]
+    reports = [r.to_json() for r in evaluated]
+    calibrations = (
+        [calibrate(r, args.calibrate).to_json() for r in evaluated] if args.calibrate is not None else []
+    )
     if args.format == "json":
-        out.write(
-            json.dumps({"skills": len(index), "cases": len(cases), "scorers": reports}, indent=2) + "\n"
-        )
+        payload: dict[str, Any] = {"skills": len(index), "cases": len(cases), "scorers": reports}
+        if calibrations:
+            payload["calibration"] = calibrations
+        out.write(json.dumps(payload, indent=2) + "\n")
         return 0
     out.write(f"{len(index)} skills, {len(cases)} cases\n\n")
-    columns = ("top-1", "top-3", "paraphr.", "none FA", "AUROC", "p50 ms", "p95 ms")
-    widths = (6, 6, 8, 8, 6, 7, 7)
-    header = f"{'scorer':<9} " + " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
-    out.write(header + "\n")
+    columns = ("top-1", "top-3", "paraphr.", "routed", "turned away", "none FA", "AUROC", "p50 ms", "p95 ms")
+    widths = (6, 6, 8, 6, 11, 7, 6, 7, 7)
+    cells = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
+    out.write(f"{'scorer':<9} {'min':>5} {cells}\n")
     for r in reports:
         out.write(
-            f"{r['scorer']:<9} {r['top1_accuracy']:>6.1%} {r['top3_recall']:>6.1%} "
-            f"{r['paraphrased_top1_accuracy']:>8.1%} {r['none_false_accept_rate']:>8.1%} {r['auroc']:>6.3f} "
+            f"{r['scorer']:<9} {r['threshold']:>5.2f} {r['top1_accuracy']:>6.1%} {r['top3_recall']:>6.1%} "
+            f"{r['paraphrased_top1_accuracy']:>8.1%} {r['routed_accuracy']:>6.1%} "
+            f"{r['answerable_rejected_rate']:>11.1%} {r['none_false_accept_rate']:>7.1%} {r['auroc']:>6.3f} "
             f"{r['latency_p50_ms']:>7.2f} {r['latency_p95_ms']:>7.2f}\n"
         )
     out.write(
         "\ntop-1: the first skill is right; top-3: a right one is in the first three; paraphr.: top-1 on "
-        "requests worded without the skill's words;\nnone FA: `expect: none` requests whose top score "
-        "reaches the scorer's threshold; AUROC: top score, answerable vs none.\n"
+        "requests worded without the skill's words;\nrouted: the skill selected at the scorer's min_score "
+        "is right; turned away: answerable requests whose top score is under min_score;\nnone FA: "
+        "`expect: none` requests whose top score reaches min_score; AUROC: top score, answerable vs none.\n"
     )
+    if calibrations:
+        out.write(f"\nCalibration: the lowest min_score with none false accepts <= {args.calibrate:.0%}\n")
+        for c in calibrations:
+            out.write(
+                f"{c['scorer']:<9} min_score {c['threshold']:.4g}: "
+                f"none FA {c['none_false_accept_rate']:.1%}, routed {c['routed_accuracy']:.1%}, "
+                f"turned away {c['answerable_rejected_rate']:.1%}\n"
+            )
     return 0
 
 
@@ -683,7 +725,12 @@ def build_parser() -> argparse.ArgumentParser:
     select.add_argument(
         "--top-k", type=int, default=3, help="results to show (default 3, as `adk skills match`)"
     )
-    select.add_argument("--min-score", type=float, default=1.0, help="lowest score shown (default 1.0)")
+    select.add_argument(
+        "--min-score",
+        type=float,
+        default=None,
+        help="lowest score selected (default: the scorer's: 1.0 lexical, calibrated for the others)",
+    )
     select.add_argument("--include-tags", help="only skills with one of these tags (comma-separated)")
     select.add_argument("--exclude-tags", help="never skills with one of these tags (comma-separated)")
     select.add_argument(
@@ -695,9 +742,10 @@ def build_parser() -> argparse.ArgumentParser:
     select.add_argument("--crate", action="store_true", help="only what adk-skill 0.6.0 itself indexes")
     select.add_argument(
         "--scorer",
-        choices=["lexical", "bm25f"],
+        choices=SCORER_CHOICES,
         default="lexical",
-        help="lexical (adk-skill's, default) or bm25f (scores 0..1)",
+        help="lexical (adk-skill's, default); bm25f, semantic, hybrid score 0..1 "
+        "(semantic and hybrid need the `semantic` extra)",
     )
     select.add_argument("--format", choices=["text", "json"], default="text")
     select.add_argument("--explain", action="store_true", help="show which tokens hit which field")
@@ -713,14 +761,26 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
     test.add_argument(
-        "--scorer", choices=["lexical", "bm25f"], help="default: `scorer` in the config, else lexical"
+        "--scorer", choices=SCORER_CHOICES, help="default: `scorer` in the config, else lexical"
     )
     test.set_defaults(func=cmd_test)
 
     evaluation = sub.add_parser("eval", help="measure routing: accuracy, false accepts, AUROC, latency")
     evaluation.add_argument("query_file")
     evaluation.add_argument("--root", default=".", help="workspace folder (default: .)")
-    evaluation.add_argument("--scorer", default="lexical,bm25f", help="comma-separated: lexical, bm25f")
+    evaluation.add_argument(
+        "--scorer",
+        default=None,
+        help="comma-separated: lexical, bm25f, semantic, hybrid (default: all that are installed)",
+    )
+    evaluation.add_argument(
+        "--calibrate",
+        type=float,
+        metavar="RATE",
+        help="also find, per scorer, the lowest min_score that keeps none false accepts at most RATE "
+        "(e.g. 0.15), and what it turns away",
+    )
+
     evaluation.add_argument("--format", choices=["text", "json"], default="text")
     evaluation.set_defaults(func=cmd_eval)
 
@@ -764,6 +824,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         code: int = args.func(args, out, err)
         return code
     except UsageError as exc:
+        err.write(f"skills-lsp: error: {_printable(str(exc))}\n")
+        return 2
+    except ScorerUnavailable as exc:
         err.write(f"skills-lsp: error: {_printable(str(exc))}\n")
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head

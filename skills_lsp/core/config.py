@@ -27,6 +27,9 @@ CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
 CONFIG_CODE = "SK001"
 DEFAULT_TOOL_MANIFEST = "skill-tools.yaml"
 DEFAULT_QUERY_FILE = "skill-queries.yaml"
+# The scorers `scorer` may name: selection.SCORERS, spelled out here because config sits below the
+# scorers (tests/core/test_semantic.py keeps the two equal).
+SCORER_CHOICES = ("lexical", "bm25f", "semantic", "hybrid")
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     tool_manifest: str = DEFAULT_TOOL_MANIFEST
     query_file: str = DEFAULT_QUERY_FILE
-    scorer: str = "lexical"  # how skills are ranked for a request: lexical (adk-skill's) or bm25f
+    scorer: str = "lexical"  # how skills are ranked: lexical (adk-skill's), bm25f, semantic, hybrid
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -503,8 +506,11 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
     if key == "exclude":
         return {"exclude": _strings(value, "globs")}
     if key == "scorer":
-        if value not in ("lexical", "bm25f"):
-            raise ValueError('expected "lexical" (adk-skill\'s scorer) or "bm25f"')
+        if value not in SCORER_CHOICES:
+            raise ValueError(
+                'expected "lexical" (adk-skill\'s scorer), "bm25f", "semantic" or "hybrid" '
+                "(the last two need the `semantic` extra)"
+            )
         return {"scorer": value}
     if key in ("tool-manifest", "query-file"):
         if not isinstance(value, str) or not value:

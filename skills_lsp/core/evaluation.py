@@ -1,20 +1,27 @@
 """Routing evaluation: how well each scorer picks the right skill, and says "none" when it should.
 
-For every scorer: top-1 accuracy and top-3 recall on cases that expect a skill, the false-accept
-rate on `expect: none` cases (the top score reaches the scorer's threshold), the AUROC of the top
-score for "has a right answer" against "none", and per-query latency. Paraphrased requests (worded
-without the skill's own vocabulary) are also reported on their own.
+For every scorer: top-1 accuracy and top-3 recall on cases that expect a skill (ranking alone),
+the share of those the selector really routes right once its threshold applies, the share it turns
+away (top score under the threshold), the false-accept rate on `expect: none` cases (the top score
+reaches the threshold), the AUROC of the top score for "has a right answer" against "none", and
+per-query latency. Paraphrased requests (worded without the skill's own vocabulary) are also
+reported on their own.
+
+Calibration: for a target false-accept rate, the lowest threshold (on a 0.01 grid for scorers
+that run 0..1) that keeps the `expect: none` cases at or under it, and what that threshold costs
+in answerable requests turned away.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import dataclass, field
 
 from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.queries import QueryCase
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS, ScorerName, SelectionPolicy, select_skills
 
 DEFAULT_THRESHOLDS = DEFAULT_MIN_SCORE
 RANKED = 3
@@ -29,10 +36,15 @@ class ScorerReport:
     top3: int = 0
     paraphrased: int = 0
     paraphrased_top1: int = 0
+    routed: int = 0
+    rejected: int = 0
     nones: int = 0
     false_accepts: int = 0
     auroc: float = 0.5
     latencies_ms: list[float] = field(default_factory=list)
+    # (top score, whether the top skill is a right one) per answerable case; top score per none case
+    answerable_tops: list[tuple[float, bool]] = field(default_factory=list)
+    none_tops: list[float] = field(default_factory=list)
 
     def rate(self, hits: int, total: int) -> float:
         return hits / total if total else 0.0
@@ -45,6 +57,8 @@ class ScorerReport:
             "answerable": self.answerable,
             "top1_accuracy": self.rate(self.top1, self.answerable),
             "top3_recall": self.rate(self.top3, self.answerable),
+            "routed_accuracy": self.rate(self.routed, self.answerable),
+            "answerable_rejected_rate": self.rate(self.rejected, self.answerable),
             "paraphrased": self.paraphrased,
             "paraphrased_top1_accuracy": self.rate(self.paraphrased_top1, self.paraphrased),
             "none_cases": self.nones,
@@ -53,6 +67,51 @@ class ScorerReport:
             "latency_p50_ms": statistics.median(ordered),
             "latency_p95_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))],
         }
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The threshold that holds false accepts to `target`, and what it does to answerable cases."""
+
+    scorer: str
+    target_false_accept: float
+    threshold: float
+    false_accept_rate: float
+    routed_accuracy: float
+    answerable_rejected_rate: float
+
+    def to_json(self) -> dict[str, float | str]:
+        return {
+            "scorer": self.scorer,
+            "target_false_accept": self.target_false_accept,
+            "threshold": self.threshold,
+            "none_false_accept_rate": self.false_accept_rate,
+            "routed_accuracy": self.routed_accuracy,
+            "answerable_rejected_rate": self.answerable_rejected_rate,
+        }
+
+
+def outcome_at(report: ScorerReport, threshold: float) -> tuple[float, float, float]:
+    """(false-accept rate, routed accuracy, answerable rejected rate) if `threshold` applied."""
+    fa = sum(t >= threshold and t > 0 for t in report.none_tops)
+    routed = sum(right and t >= threshold for t, right in report.answerable_tops)
+    rejected = sum(t < threshold or t <= 0 for t, _ in report.answerable_tops)
+    total = len(report.answerable_tops)
+    return report.rate(fa, len(report.none_tops)), report.rate(routed, total), report.rate(rejected, total)
+
+
+def calibrate(report: ScorerReport, target: float) -> Calibration:
+    """The lowest threshold whose none false-accept rate is at most `target`."""
+    allowed = math.floor(target * len(report.none_tops) + 1e-9)
+    highest = sorted((t for t in report.none_tops if t > 0), reverse=True)
+    if len(highest) <= allowed:
+        threshold = 0.0
+    else:
+        # Just above the first none case that must be turned away; scores in 0..1 get a 0.01 grid.
+        bar = highest[allowed]
+        threshold = math.floor(bar * 100 + 1) / 100 if report.scorer != "lexical" else bar + 1e-6
+    fa, routed, rejected = outcome_at(report, threshold)
+    return Calibration(report.scorer, target, threshold, fa, routed, rejected)
 
 
 def auroc(positives: list[float], negatives: list[float]) -> float:
@@ -69,21 +128,23 @@ def auroc(positives: list[float], negatives: list[float]) -> float:
 def evaluate(
     index: SkillIndex, cases: list[QueryCase], scorer: str, threshold: float | None = None
 ) -> ScorerReport:
-    threshold = DEFAULT_THRESHOLDS.get(scorer, 0.0) if threshold is None else threshold
-    report = ScorerReport(scorer, threshold)
+    """Every case through `scorer`, ranked without a threshold, then judged at `threshold` (the
+    scorer's default when None). Raises ValueError for an unknown scorer and
+    semantic.ScorerUnavailable when an optional one is not installed."""
+    name = scorer_name(scorer)
+    threshold = DEFAULT_THRESHOLDS.get(name, 0.0) if threshold is None else threshold
+    report = ScorerReport(name, threshold)
     positives: list[float] = []
     negatives: list[float] = []
     if cases:  # build the scorer's index first: that is set-up, not per-query latency
-        select_skills(
-            index, cases[0].query, SelectionPolicy(scorer="bm25f" if scorer == "bm25f" else "lexical")
-        )
+        select_skills(index, cases[0].query, SelectionPolicy(scorer=name))
     for case in cases:
         policy = SelectionPolicy(
             top_k=RANKED,
             min_score=0.0,
             include_tags=list(case.include_tags),
             exclude_tags=list(case.exclude_tags),
-            scorer="bm25f" if scorer == "bm25f" else "lexical",
+            scorer=name,
         )
         start = time.perf_counter()
         matches = select_skills(index, case.query, policy)
@@ -94,14 +155,25 @@ def evaluate(
             report.nones += 1
             report.false_accepts += top >= threshold and bool(matches)
             negatives.append(top)
+            report.none_tops.append(top)
             continue
         report.answerable += 1
         positives.append(top)
         first = bool(names) and names[0] in case.expect
+        report.answerable_tops.append((top, first))
         report.top1 += first
+        report.routed += first and top >= threshold
+        report.rejected += not matches or top < threshold
         report.top3 += any(n in case.expect for n in names[:RANKED])
         if case.paraphrase:
             report.paraphrased += 1
             report.paraphrased_top1 += first
     report.auroc = auroc(positives, negatives)
     return report
+
+
+def scorer_name(scorer: str) -> ScorerName:
+    for name in SCORERS:
+        if name == scorer:
+            return name
+    raise ValueError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")

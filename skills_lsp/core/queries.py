@@ -29,14 +29,15 @@ from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.model import Finding, Range, Severity
 from skills_lsp.core.scoring import (
     DEFAULT_MIN_SCORE,
+    SCORERS,
     ScorerName,
     SelectionPolicy,
     SkillMatch,
     f32,
     select_skills,
 )
+from skills_lsp.core.semantic import HYBRID_BM25F_WEIGHT, ScorerUnavailable, hybrid_for
 
-SCORER_NAMES: tuple[ScorerName, ...] = ("lexical", "bm25f")
 QUERIES_CODE = "SK003"
 QUERIES_SCHEMA = "skill-queries.schema.json"
 _NONE_WORDS = frozenset({"none", "None", "NONE"})
@@ -49,7 +50,7 @@ class QueryCase:
     query: str
     expect: tuple[str, ...]  # empty: no skill should be selected
     top_k: int = 1
-    min_score: float | None = None  # None: the scorer's own default (1.0 lexical, 0.2 bm25f)
+    min_score: float | None = None  # None: the scorer's own default (scoring.DEFAULT_MIN_SCORE)
     include_tags: tuple[str, ...] = ()
     exclude_tags: tuple[str, ...] = ()
     margin: float | None = None
@@ -63,11 +64,19 @@ class QueryCase:
 
     def policy(self, scorer: str = "lexical") -> SelectionPolicy:
         # Two results at least, to report the runner-up.
-        minimum = self.min_score if self.min_score is not None else DEFAULT_MIN_SCORE.get(scorer, 1.0)
-        chosen: ScorerName = "bm25f" if scorer == "bm25f" else "lexical"
+        chosen = scorer_name(scorer)
+        minimum = self.min_score if self.min_score is not None else DEFAULT_MIN_SCORE[chosen]
         return SelectionPolicy(
             max(self.top_k, 2), minimum, list(self.include_tags), list(self.exclude_tags), scorer=chosen
         )
+
+
+def scorer_name(scorer: str) -> ScorerName:
+    """`scorer` as a scorer name; ValueError listing the choices for anything else."""
+    for name in SCORERS:
+        if name == scorer:
+            return name
+    raise ValueError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
 
 
 @dataclass(frozen=True)
@@ -239,23 +248,45 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
 
 
 def explain_case(index: SkillIndex, case: QueryCase, top: int = 5, scorer: str = "lexical") -> str:
-    """Markdown: how the top skills score for a test query, field by field."""
-    from skills_lsp.core.scoring import explain
-
-    threshold = case.policy(scorer).min_score
-    policy = SelectionPolicy(
-        top, 0.0, list(case.include_tags), list(case.exclude_tags), scorer=case.policy(scorer).scorer
-    )
-    matches = select_skills(index, case.query, policy)
+    """Markdown: how the top skills score for a test query under `scorer`, and what every other
+    scorer installed here ranks first."""
+    policy = case.policy(scorer)
+    threshold = policy.min_score
+    tags = list(case.include_tags), list(case.exclude_tags)
+    ranking = SelectionPolicy(top, 0.0, *tags, scorer=policy.scorer)
+    matches = select_skills(index, case.query, ranking)
     expected = " or ".join(f"`{n}`" for n in case.expect) or "no skill"
     lines = [f"**{case.query}**", "", f"Expected: {expected} ({scorer} scorer, min_score {threshold})", ""]
     if not matches:
-        lines.append("No skill shares a word with this query.")
+        lexical = scorer in ("lexical", "bm25f")
+        lines.append("No skill shares a word with this query." if lexical else "No skill scores above 0.")
+    parts = hybrid_for(index).components(case.query) if scorer == "hybrid" and matches else {}
     for rank, match in enumerate(matches, 1):
         document = index.find_by_id(match.skill.id)
         if document is None:  # pragma: no cover - a match always comes from the index
             continue
-        hits = explain(case.query, document)
+        bar = f32(threshold) if scorer == "lexical" else threshold  # the crate compares in f32
+        below = " (below min_score)" if match.score < bar else ""
+        lines.append(f"{rank}. **{match.skill.name}** {match.score:.3f}{below}")
+        lines.append(f"   - {_why(case.query, document, scorer, parts.get(id(document)))}")
+    firsts = []
+    for name in SCORERS:
+        rank_only = SelectionPolicy(1, 0.0, *tags, scorer=name)
+        try:
+            ranked = select_skills(index, case.query, rank_only)
+        except ScorerUnavailable:
+            continue  # an optional scorer that is not installed here
+        firsts.append(f"{name} ranks `{ranked[0].skill.name}` first" if ranked else f"{name} selects nothing")
+    lines += ["", "Scorers: " + ", ".join(firsts) + "."]
+    return "\n".join(lines)
+
+
+def _why(query: str, document: Any, scorer: str, parts: tuple[float, float] | None) -> str:
+    """One line on where a skill's score comes from, in the scorer's own terms."""
+    if scorer == "lexical":
+        from skills_lsp.core.scoring import explain
+
+        hits = explain(query, document)
         fields = [
             f"{label} x{weight}: {' '.join(tokens)}"
             for label, weight, tokens in (
@@ -266,19 +297,20 @@ def explain_case(index: SkillIndex, case: QueryCase, top: int = 5, scorer: str =
             )
             if tokens
         ]
-        below = " (below min_score)" if match.score < f32(threshold) else ""
-        lines.append(f"{rank}. **{match.skill.name}** {match.score:.3f}{below}")
-        lines.append(f"   - {'; '.join(fields) or 'no field hit'}")
-        lines.append(
+        return (
+            f"{'; '.join(fields) or 'no field hit'}\n"
             f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
         )
-    firsts = []
-    for name in SCORER_NAMES:
-        rank_only = SelectionPolicy(1, 0.0, list(case.include_tags), list(case.exclude_tags), scorer=name)
-        ranked = select_skills(index, case.query, rank_only)
-        firsts.append(f"{name} ranks `{ranked[0].skill.name}` first" if ranked else f"{name} selects nothing")
-    lines += ["", "Scorers: " + ", ".join(firsts) + "."]
-    return "\n".join(lines)
+    if scorer in ("bm25f", "hybrid"):
+        from skills_lsp.core.bm25 import matched_terms
+
+        found = matched_terms(query, document)
+        words = "; ".join(f"{field}: {' '.join(ts)}" for field, ts in found.items() if ts) or "no shared word"
+        if parts is None:
+            return f"shared words (stemmed) {words}"
+        w = HYBRID_BM25F_WEIGHT
+        return f"bm25f {parts[0]:.3f} ({words}) x{w:g} + semantic {parts[1]:.3f} x{1 - w:g}"
+    return "cosine similarity of the request's meaning and the skill's (name, description, body start)"
 
 
 def expecting(results: list[QueryResult], name: str) -> list[QueryResult]:

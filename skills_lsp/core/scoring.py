@@ -18,21 +18,38 @@ import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from skills_lsp.core.bm25 import bm25f_for
 from skills_lsp.core.discovery import path_sort_key
-from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
+from skills_lsp.core.index import SkillDocument, SkillIndex
 from skills_lsp.core.model import ascii_lower
+from skills_lsp.core.selection import (
+    DEFAULT_MIN_SCORE,
+    OPTIONAL_SCORERS,
+    SCORERS,
+    ScorerName,
+    SelectionPolicy,
+    SkillMatch,
+    Tokenizer,
+    tag_allowed,
+)
+from skills_lsp.core.semantic import hybrid_for, semantic_for
 
-Tokenizer = Literal["ascii", "unicode"]
-ScorerName = Literal["lexical", "bm25f"]
-SCORERS: tuple[str, ...] = ("lexical", "bm25f")
-# The score a skill needs to be selected when nothing else says: the crate's default for
-# `lexical`; for the normalised `bm25f`, calibrated on benchmarks/routing/ (benchmarks/README.md).
-DEFAULT_MIN_SCORE = {"lexical": 1.0, "bm25f": 0.2}
+__all__ = [
+    "DEFAULT_MIN_SCORE",
+    "OPTIONAL_SCORERS",
+    "SCORERS",
+    "ScorerName",
+    "SelectionPolicy",
+    "SkillMatch",
+    "Tokenizer",
+    "select_skills",
+    "tag_allowed",
+]
 
 NAME_WEIGHT = 4.0
 DESCRIPTION_WEIGHT = 2.5
@@ -85,26 +102,6 @@ def tokenize(text: str, tokenizer: Tokenizer = "ascii") -> list[str]:
                 tokens.append(word.casefold())
         return tokens
     return [t.lower() for t in _ASCII_TOKEN.findall(text)]
-
-
-@dataclass
-class SelectionPolicy:
-    """The crate's SelectionPolicy (`top_k` 1, `min_score` 1.0 by default), plus our choices of
-    tokenizer and scorer (the crate's: ASCII and `lexical`, by default). With `bm25f`, scores
-    run from 0 to 1 and `min_score` is on that scale."""
-
-    top_k: int = 1
-    min_score: float = 1.0
-    include_tags: list[str] = field(default_factory=list)
-    exclude_tags: list[str] = field(default_factory=list)
-    tokenizer: Tokenizer = "ascii"
-    scorer: ScorerName = "lexical"
-
-
-@dataclass
-class SkillMatch:
-    score: float
-    skill: SkillSummary
 
 
 @dataclass(frozen=True)
@@ -179,15 +176,6 @@ def score_skill(query_tokens: Sequence[str], skill: SkillDocument, tokenizer: To
 
 def _tag_filter(policy: SelectionPolicy) -> tuple[set[str], set[str]]:
     return {ascii_lower(t) for t in policy.include_tags}, {ascii_lower(t) for t in policy.exclude_tags}
-
-
-def tag_allowed(skill: SkillDocument, include: set[str], exclude: set[str]) -> bool:
-    """Exclude wins; otherwise any tag in `include` (or no include list) lets the skill through.
-    Tags compare as whole ASCII-lowercased strings."""
-    tags = {ascii_lower(t) for t in skill.tags}
-    if exclude and tags & exclude:
-        return False
-    return not include or bool(tags & include)
 
 
 def _order(score: float, doc: SkillDocument) -> tuple[float, str, tuple[str, ...]]:
@@ -370,10 +358,13 @@ def search_for(index: SkillIndex, tokenizer: Tokenizer = "ascii") -> SkillSearch
 
 def select_skills(index: SkillIndex, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:
     """The crate's `select_skills` (same results, bit for bit), through the inverted index; or,
-    with `policy.scorer == "bm25f"`, field-weighted BM25 (core/bm25.py)."""
+    by `policy.scorer`, field-weighted BM25 (core/bm25.py) or embeddings (core/semantic.py, which
+    raises semantic.ScorerUnavailable when its optional extra is not installed)."""
     policy = policy or SelectionPolicy()
     if policy.scorer == "bm25f":
-        from skills_lsp.core.bm25 import bm25f_for
-
         return bm25f_for(index).select(query, policy)
+    if policy.scorer == "semantic":
+        return semantic_for(index).select(query, policy)
+    if policy.scorer == "hybrid":
+        return hybrid_for(index).select(query, policy)
     return search_for(index, policy.tokenizer).select(query, policy)

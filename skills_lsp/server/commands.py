@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
 from skills_lsp.core.scoring import SelectionPolicy, select_skills
+from skills_lsp.core.semantic import ScorerUnavailable
 from skills_lsp.server import codelens, diagnostics
 
 # pygls resolves command handlers' type hints at run time, so the server class must be importable
@@ -45,13 +46,19 @@ def register(server: SkillsLanguageServer) -> None:
                 return []
             raise ValueError("skillsLsp.scoreQuery needs a query")
         folder = _folder(ls, next((a for a in args if isinstance(a, str) and a.startswith("file:")), None))
-        matches = select_skills(folder.index, query, SelectionPolicy(top_k=10, min_score=0.0))
+        scorer = folder.config.scorer
+        try:
+            matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer=scorer))  # type: ignore[arg-type]
+        except ScorerUnavailable:  # the configured scorer's extra is not installed: as the lenses do
+            scorer = "bm25f"
+            matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer="bm25f"))
         return [
             {
                 "name": m.skill.name,
                 "uri": Path(m.skill.path).resolve().as_uri(),
                 "id": m.skill.id,
                 "score": m.score,
+                "scorer": scorer,
             }
             for m in matches
         ]

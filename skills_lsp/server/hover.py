@@ -31,7 +31,11 @@ def register(server: SkillsLanguageServer) -> None:
         if role is FileRole.QUERIES:
             for case in folder.cases:
                 if case.range.start.line <= position.line <= case.range.end.line:
-                    found = explain_case(folder.index, case, scorer=folder.config.scorer), case.range
+                    folder.results()  # settles which scorer is usable here
+                    text = explain_case(folder.index, case, scorer=folder.scorer)
+                    if folder.scorer_problem:
+                        text += f"\n\n_{folder.scorer_problem}; shown with bm25f._"
+                    found = text, case.range
                     break
         elif role is FileRole.SKILL:
             doc = parse_text(ls.workspace.get_text_document(uri).source)

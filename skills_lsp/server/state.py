@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp.core.check import Manifest, load_manifest
-from skills_lsp.core.config import Config, find_config, load_config, parse_config
+from skills_lsp.core.config import SCORER_CHOICES, Config, find_config, load_config, parse_config
 from skills_lsp.core.discovery import is_convention_file, kind_of
 from skills_lsp.core.frontmatter import Document, parse_text
 from skills_lsp.core.index import SkillIndex, document_from_text, load_workspace_index
@@ -23,6 +23,7 @@ from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.scoring import search_for
+from skills_lsp.core.semantic import ScorerUnavailable
 from skills_lsp.core.tool_registry import parse_tool_manifest
 from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
@@ -64,11 +65,24 @@ class Folder:
     query_problems: list[Finding] = field(default_factory=list)
     query_parse: tuple[str | None, list[Finding]] = (None, [])
     _results: list[QueryResult] | None = None
+    # Why test queries are not scored with the configured scorer (its extra is not installed).
+    scorer_problem: str | None = None
+
+    @property
+    def scorer(self) -> str:
+        """The scorer test queries, lenses and hovers use: the configured one, or bm25f in its
+        place when that one needs an extra this environment lacks."""
+        return "bm25f" if self.scorer_problem else self.config.scorer
 
     def results(self) -> list[QueryResult]:
         """Every test query's result, computed once per change of the index or the queries."""
         if self._results is None:
-            self._results = run_cases(self.index, self.cases, scorer=self.config.scorer)
+            try:
+                self._results = run_cases(self.index, self.cases, scorer=self.config.scorer)
+                self.scorer_problem = None
+            except ScorerUnavailable as error:
+                self.scorer_problem = f"scorer {self.config.scorer!r} is not available here: {error}"
+                self._results = run_cases(self.index, self.cases, scorer=self.scorer)
         return self._results
 
     def changed(self) -> None:
@@ -113,7 +127,7 @@ class State:
             value = s.get(key)
             if isinstance(value, list) and all(isinstance(v, str) for v in value) and value:
                 changes[attr] = tuple(value)
-        if s.get("scorer") in ("lexical", "bm25f"):
+        if s.get("scorer") in SCORER_CHOICES:
             changes["scorer"] = s["scorer"]
         for key, attr in (("toolManifest", "tool_manifest"), ("queryFile", "query_file")):
             if isinstance(s.get(key), str) and s[key]:
@@ -254,7 +268,17 @@ class State:
         ]
 
     def _query_failures(self, folder: Folder, path: Path) -> list[Finding]:
-        return [
+        results = folder.results()
+        unavailable = [
+            Finding(
+                str(path),
+                QUERY_FAILURE_CODE,
+                Severity.WARNING,
+                f"Routing tests run with bm25f: {folder.scorer_problem}.",
+                Range.point(0, 0),
+            )
+        ]
+        return (unavailable if folder.scorer_problem else []) + [
             Finding(
                 str(path),
                 QUERY_FAILURE_CODE,
@@ -262,6 +286,6 @@ class State:
                 f"Routing test fails: {r.reason}.",
                 r.case.range,
             )
-            for r in folder.results()
+            for r in results
             if not r.passed
         ]

@@ -13,7 +13,7 @@ from skills_lsp.core.bm25 import bm25f_for, stem, terms
 from skills_lsp.core.evaluation import auroc, evaluate
 from skills_lsp.core.index import SkillDocument, SkillIndex, load_workspace_index
 from skills_lsp.core.queries import QueryCase
-from skills_lsp.core.scoring import SelectionPolicy, select_skills
+from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORDS = [
@@ -101,8 +101,24 @@ def test_off_topic_requests_score_low_and_the_lexical_default_is_unchanged() -> 
     on_topic = select_skills(index, "fill in the pdf form from json", policy)[0]
     off_topic = select_skills(index, "Book me a table for two at an Italian restaurant", policy)
     assert on_topic.skill.name == "pdf-form-filling" and on_topic.score > 0.5
-    assert not off_topic or off_topic[0].score < 0.2
+    # Under the default threshold: an off-topic request selects nothing.
+    assert not off_topic or off_topic[0].score < DEFAULT_MIN_SCORE["bm25f"] < on_topic.score
     assert SelectionPolicy().scorer == "lexical"
+
+
+def test_the_score_scale_does_not_drift_with_the_size_of_the_pool() -> None:
+    # One `min_score` must mean the same among 5 skills and among 500: the same match, with the
+    # same relative rarity of its words, scores about the same.
+    def pool(size: int) -> SkillIndex:
+        docs = [doc(i, f"filler-{i}", f"topic{i} chores", f"routine{i} steps") for i in range(size - 1)]
+        docs.append(doc(size, "invoice-cleaner", "Clean up invoices", "Fix invoice totals and dates."))
+        return SkillIndex(docs)
+
+    policy = SelectionPolicy(top_k=1, min_score=0.0, scorer="bm25f")
+    small = select_skills(pool(5), "clean up my invoices", policy)[0]
+    large = select_skills(pool(500), "clean up my invoices", policy)[0]
+    assert small.skill.name == large.skill.name == "invoice-cleaner"
+    assert abs(small.score - large.score) < 0.1
 
 
 def test_evaluate_and_auroc() -> None:

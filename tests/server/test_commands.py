@@ -61,7 +61,7 @@ async def test_score_query_ranks_pdf_form_filling_first(client: LanguageClient, 
     result = await execute(client, "skillsLsp.scoreQuery", "fill a pdf form")
     assert isinstance(result, list) and 1 <= len(result) <= 10
     first = result[0]
-    assert set(first) == {"name", "uri", "id", "score"}
+    assert set(first) == {"name", "uri", "id", "score", "scorer"} and first["scorer"] == "lexical"
     assert first["name"] == "pdf-form-filling"
     assert first["uri"] == (workspace / "skills" / "pdf-form-filling" / "SKILL.md").resolve().as_uri()
     scores = [entry["score"] for entry in result]

@@ -1,0 +1,97 @@
+"""What every scorer shares: the selection policy, a match, the tag filter, and how per-skill
+scores become a ranked selection.
+
+The scorers themselves sit above this module, side by side: `scoring` (adk-skill's `lexical`,
+bit-exact), `bm25` (`bm25f`) and `semantic` (`semantic`, `hybrid`). `scoring.select_skills`
+dispatches to them by `SelectionPolicy.scorer`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from skills_lsp.core.index import SkillDocument, SkillSummary
+from skills_lsp.core.model import ascii_lower
+
+Tokenizer = Literal["ascii", "unicode"]
+ScorerName = Literal["lexical", "bm25f", "semantic", "hybrid"]
+SCORERS: tuple[ScorerName, ...] = ("lexical", "bm25f", "semantic", "hybrid")
+# `semantic` and `hybrid` need the optional `semantic` extra (core/semantic.py).
+OPTIONAL_SCORERS: tuple[ScorerName, ...] = ("semantic", "hybrid")
+# The score a skill needs to be selected when nothing else says: the crate's default for
+# `lexical`; for the others (0..1 scales), calibrated on benchmarks/routing/ so that at most 15% of
+# its `expect: none` requests select a skill, among 79 skills and among 2,000+ (see
+# benchmarks/README.md and `skills-lsp eval --calibrate`).
+DEFAULT_MIN_SCORE: dict[str, float] = {"lexical": 1.0, "bm25f": 0.45, "semantic": 0.28, "hybrid": 0.31}
+
+
+@dataclass
+class SelectionPolicy:
+    """The crate's SelectionPolicy (`top_k` 1, `min_score` 1.0 by default), plus our choices of
+    tokenizer and scorer (the crate's: ASCII and `lexical`, by default). With the other scorers,
+    scores run from 0 to 1 and `min_score` is on that scale; left out, it is the scorer's own
+    calibrated default (DEFAULT_MIN_SCORE), so `SelectionPolicy(scorer="hybrid")` works as is."""
+
+    top_k: int = 1
+    min_score: float = math.nan  # NaN: the scorer's default, filled in at construction
+    include_tags: list[str] = field(default_factory=list)
+    exclude_tags: list[str] = field(default_factory=list)
+    tokenizer: Tokenizer = "ascii"
+    scorer: ScorerName = "lexical"
+
+    def __post_init__(self) -> None:
+        if self.scorer not in SCORERS:
+            raise ValueError(f"unknown scorer {self.scorer!r}; choose from {', '.join(SCORERS)}")
+        if math.isnan(self.min_score):
+            self.min_score = DEFAULT_MIN_SCORE[self.scorer]
+
+
+@dataclass
+class SkillMatch:
+    score: float
+    skill: SkillSummary
+
+
+def tag_allowed(skill: SkillDocument, include: set[str], exclude: set[str]) -> bool:
+    """Exclude wins; otherwise any tag in `include` (or no include list) lets the skill through.
+    Tags compare as whole ASCII-lowercased strings."""
+    tags = {ascii_lower(t) for t in skill.tags}
+    if exclude and tags & exclude:
+        return False
+    return not include or bool(tags & include)
+
+
+def ranked(
+    slots: list[SkillDocument | None],
+    alive: np.ndarray[Any, np.dtype[np.bool_]],
+    scores: np.ndarray[Any, np.dtype[np.float64]],
+    policy: SelectionPolicy,
+) -> list[SkillMatch]:
+    """`policy` applied to per-slot scores: a score above 0 and at least `min_score`, the tag
+    filter, the best `top_k`; ties broken by (name, path), never by the order skills were added."""
+    if policy.top_k <= 0 or not len(scores):
+        return []
+    include = {ascii_lower(t) for t in policy.include_tags}
+    exclude = {ascii_lower(t) for t in policy.exclude_tags}
+    candidates = np.flatnonzero(alive & (scores > 0.0) & (scores >= policy.min_score))
+    if not include and not exclude and len(candidates) > policy.top_k:
+        # Only the top_k best scores (and every skill tied with the last of them) can be chosen:
+        # partition instead of sorting thousands of weak matches in Python.
+        kth = np.partition(scores[candidates], -policy.top_k)[-policy.top_k]
+        candidates = candidates[scores[candidates] >= kth]
+    # Best first (in numpy); with a tag filter, the loop stops once top_k have passed it.
+    candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+    chosen: list[tuple[float, SkillDocument]] = []
+    for slot in candidates:
+        score = float(scores[slot])
+        if len(chosen) >= policy.top_k and score < chosen[-1][0]:
+            break  # ties with the last chosen stay in, for the (name, path) tie-break below
+        doc = slots[int(slot)]
+        if doc is not None and tag_allowed(doc, include, exclude):
+            chosen.append((score, doc))
+    chosen.sort(key=lambda item: (-item[0], item[1].sort_key()))
+    return [SkillMatch(score, doc.summary()) for score, doc in chosen[: policy.top_k]]

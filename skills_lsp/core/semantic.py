@@ -1,0 +1,315 @@
+"""The `semantic` scorer (sentence embeddings) and the `hybrid` scorer (semantic fused with bm25f).
+
+Lexical scorers cannot route a request that shares no word with the right skill ("my numbers
+look off after the merge" for a reconciliation skill). `semantic` compares meanings instead: a
+request and every skill are embedded as vectors, and the score is their cosine similarity
+(clipped to 0..1). `hybrid` adds bm25f's exact-word evidence: 0.4 x bm25f + 0.6 x semantic.
+
+The model is WordLlama's `l2_supercat` 256-dimension static token embeddings, which the PyPI
+package `wordllama` ships inside its wheel (weights and tokenizer): nothing is downloaded at run
+time, and no GPU, torch or ONNX runtime is needed. A text's vector is the mean of its token
+vectors (WordLlama's own pooling), unit-normalised. We read the shipped files with `tokenizers`
+and `safetensors` rather than importing `wordllama`, whose import reconfigures the root logger
+and whose loader looks for its tokenizer in the wrong folder and then tries the network.
+
+A skill's vector depends only on its own text, so vectors are cached by the SHA-256 of that text:
+an editor that replaces one document re-embeds that one, and two indexes of the same skills share
+the work. Scores are rounded to 6 decimals so a ranking never depends on the order in which the
+skills were added (BLAS may sum in a different order for a different matrix).
+
+Install with `pip install 'skills-lsp[semantic]'`; without it, choosing `semantic` or `hybrid`
+raises `ScorerUnavailable` with that instruction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skills_lsp.core.bm25 import Bm25fSearch, bm25f_for
+from skills_lsp.core.index import SkillDocument, SkillIndex
+from skills_lsp.core.selection import SelectionPolicy, SkillMatch, ranked
+
+MODEL_PACKAGE = "wordllama"
+MODEL_NAME = "wordllama l2_supercat 256"
+_WEIGHTS = ("weights", "l2_supercat_256.safetensors")
+_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+INSTALL_HINT = "pip install 'skills-lsp[semantic]'"
+# The part of a body that describes a skill best is its start; past this the mean only blurs.
+BODY_CHARS = 2000
+HYBRID_BM25F_WEIGHT = 0.4  # tuned on benchmarks/routing/ (benchmarks/README.md)
+_DECIMALS = 6
+_CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
+
+Vector = np.ndarray[Any, np.dtype[np.float32]]
+
+
+class ScorerUnavailable(RuntimeError):
+    """The scorer needs an optional extra that is not installed (the message says which)."""
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """Static token embeddings: a vocabulary-sized matrix and the tokenizer that indexes it."""
+
+    name: str
+    matrix: np.ndarray[Any, np.dtype[np.float32]]
+    tokenizer: Any  # tokenizers.Tokenizer; typed loosely so core needs no stub for it
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def embed(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Unit vectors, one row per text; a text with no known token gets the zero vector."""
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        last = self.matrix.shape[0] - 1
+        for row, encoding in enumerate(self.tokenizer.encode_batch(texts, add_special_tokens=False)):
+            ids = np.asarray(encoding.ids, dtype=np.int64)
+            if not len(ids):
+                continue
+            mean = self.matrix[np.clip(ids, 0, last)].mean(axis=0, dtype=np.float64)
+            norm = float(np.linalg.norm(mean))
+            if norm > 0:
+                out[row] = (mean / norm).astype(np.float32)
+        return out
+
+
+def model_files() -> tuple[Path, Path]:
+    """Where the installed `wordllama` package keeps its weights and tokenizer (not imported)."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ScorerUnavailable(
+            f"the semantic and hybrid scorers need the embedding model of the `{MODEL_PACKAGE}` "
+            f"package: {INSTALL_HINT}"
+        )
+    root = Path(next(iter(spec.submodule_search_locations)))
+    weights, tokenizer = root.joinpath(*_WEIGHTS), root.joinpath(*_TOKENIZER)
+    for path in (weights, tokenizer):
+        if not path.is_file():
+            raise ScorerUnavailable(
+                f"the installed `{MODEL_PACKAGE}` package has no {path.name} (expected at {path}); "
+                f"reinstall it: {INSTALL_HINT}"
+            )
+    return weights, tokenizer
+
+
+@lru_cache(maxsize=1)
+def load_model() -> EmbeddingModel:
+    """The shipped model, loaded once per process (about 0.1 s, 32 MiB)."""
+    weights, tokenizer_file = model_files()
+    try:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as error:  # pragma: no cover - both are dependencies of the extra
+        raise ScorerUnavailable(f"the semantic scorer needs {error.name}: {INSTALL_HINT}") from error
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    matrix = load_file(str(weights))["embedding.weight"].astype(np.float32)
+    return EmbeddingModel(MODEL_NAME, np.ascontiguousarray(matrix), tokenizer)
+
+
+def available() -> bool:
+    """Whether `semantic` and `hybrid` can run here."""
+    try:
+        model_files()
+    except ScorerUnavailable:
+        return False
+    return True
+
+
+def skill_text(doc: SkillDocument) -> str:
+    """What a skill's vector is made of: name, description, tags and the start of the body."""
+    name = doc.name.replace("-", " ").replace("_", " ")
+    tags = f" ({', '.join(doc.tags)})" if doc.tags else ""
+    return f"{name}. {doc.description}{tags}\n{doc.body[:BODY_CHARS]}"
+
+
+class VectorCache:
+    """Skill vectors by the SHA-256 of the embedded text and the model; thread-safe, bounded."""
+
+    def __init__(self, limit: int = _CACHE_LIMIT) -> None:
+        self.limit = limit
+        self._vectors: OrderedDict[str, Vector] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def key(model: EmbeddingModel, text: str) -> str:
+        return hashlib.sha256(f"{model.name}\0{text}".encode()).hexdigest()
+
+    def vectors(self, model: EmbeddingModel, texts: list[str]) -> list[Vector]:
+        keys = [self.key(model, t) for t in texts]
+        with self._lock:
+            found = [self._vectors.get(k) for k in keys]
+        missing = [i for i, v in enumerate(found) if v is None]
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            fresh = model.embed([texts[i] for i in missing])
+            with self._lock:
+                for row, i in enumerate(missing):
+                    found[i] = self._vectors[keys[i]] = fresh[row]
+                while len(self._vectors) > self.limit:
+                    self._vectors.popitem(last=False)
+        return [v for v in found if v is not None]
+
+
+VECTORS = VectorCache()
+
+
+class SemanticSearch:
+    """Cosine similarity between a request and every skill of an index, following its changes."""
+
+    def __init__(self, index: SkillIndex, model: EmbeddingModel | None = None) -> None:
+        self.index = index
+        self.model = model or load_model()
+        self._rebuild()
+        index.subscribe(self._on_change)
+
+    def _rebuild(self) -> None:
+        self._slots: list[SkillDocument | None] = []
+        self._slot_of: dict[int, int] = {}
+        self._alive = array("b")
+        self._live = 0
+        self._rows: list[Vector] = []
+        self._matrix: np.ndarray[Any, np.dtype[np.float64]] | None = None
+        self._add_all(list(self.index))
+
+    def _add_all(self, docs: list[SkillDocument]) -> None:
+        vectors = VECTORS.vectors(self.model, [skill_text(d) for d in docs])
+        for doc, vector in zip(docs, vectors, strict=True):
+            self._slot_of[id(doc)] = len(self._slots)
+            self._slots.append(doc)
+            self._rows.append(vector)
+            self._alive.append(1)
+            self._live += 1
+        self._matrix = None
+
+    def _remove(self, doc: SkillDocument) -> None:
+        slot = self._slot_of.pop(id(doc), None)
+        if slot is None:
+            return
+        self._slots[slot] = None
+        self._alive[slot] = 0
+        self._live -= 1
+        dead = len(self._slots) - self._live
+        if dead > 1000 and dead > self._live:
+            self._rebuild()  # vectors come back from the cache: compaction costs no embedding
+
+    def _on_change(self, change: str, doc: SkillDocument) -> None:
+        if change == "add":
+            self._add_all([doc])
+        else:
+            self._remove(doc)
+
+    def _vectors(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        # float64 for the product: exact enough that rounding to 6 decimals hides BLAS's order
+        if self._matrix is None:
+            self._matrix = (
+                np.vstack(self._rows).astype(np.float64)
+                if self._rows
+                else np.zeros((0, self.model.dimensions), np.float64)
+            )
+        return self._matrix
+
+    def documents(self) -> list[SkillDocument | None]:
+        return self._slots
+
+    def alive(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        return np.frombuffer(self._alive, dtype=np.int8).astype(bool)
+
+    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """Every slot's cosine similarity to `query`, clipped to 0..1 and rounded."""
+        matrix = self._vectors()
+        if not len(matrix):
+            return np.zeros(0)
+        vector = self.model.embed([query])[0].astype(np.float64)
+        similarity: np.ndarray[Any, np.dtype[np.float64]] = np.round(
+            np.clip(matrix @ vector, 0.0, 1.0), _DECIMALS
+        )
+        return similarity
+
+    def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
+        return ranked(self._slots, self.alive(), self.scores(query), policy)
+
+
+class HybridSearch:
+    """bm25f and semantic, fused by score: both already run 0..1, so a weighted mean keeps the
+    scale (and so one `min_score`) while a skill needs both kinds of evidence to rank first."""
+
+    def __init__(self, index: SkillIndex, weight: float = HYBRID_BM25F_WEIGHT) -> None:
+        self.weight = weight
+        self.lexical: Bm25fSearch = bm25f_for(index)
+        self.semantic = semantic_for(index)
+        self._alignment: np.ndarray[Any, np.dtype[np.int64]] | None = None
+        # Subscribed after both searches, so they have followed a change before this forgets.
+        index.subscribe(self._on_change)
+
+    def _on_change(self, change: str, doc: SkillDocument) -> None:
+        self._alignment = None
+
+    def _aligned(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """For each semantic slot, the bm25f slot of the same document (-1: a removed one)."""
+        if self._alignment is None:
+            slot_of = self.lexical.slot_of()
+            self._alignment = np.array(
+                [slot_of[id(doc)] if doc is not None else -1 for doc in self.semantic.documents()],
+                dtype=np.int64,
+            )
+        return self._alignment
+
+    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """Scores in the semantic search's slot order."""
+        meaning = self.semantic.scores(query)
+        words = self.lexical.scores(query)
+        order = self._aligned()
+        if not len(words):
+            return meaning
+        aligned = np.where(order >= 0, words[np.maximum(order, 0)], 0.0)
+        return np.round(self.weight * aligned + (1.0 - self.weight) * meaning, _DECIMALS)
+
+    def components(self, query: str) -> dict[int, tuple[float, float]]:
+        """(bm25f, semantic) per document id(), for hovers that explain a hybrid score."""
+        meaning = self.semantic.scores(query)
+        words = self.lexical.scores(query)
+        slot_of = self.lexical.slot_of()
+        return {
+            id(doc): (float(words[slot_of[id(doc)]]), float(meaning[slot]))
+            for slot, doc in enumerate(self.semantic.documents())
+            if doc is not None
+        }
+
+    def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
+        return ranked(self.semantic.documents(), self.semantic.alive(), self.scores(query), policy)
+
+
+def semantic_for(index: SkillIndex) -> SemanticSearch:
+    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
+    search = cache.get("semantic")
+    if search is None:
+        search = cache["semantic"] = SemanticSearch(index)
+    assert isinstance(search, SemanticSearch)
+    return search
+
+
+def hybrid_for(index: SkillIndex) -> HybridSearch:
+    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
+    search = cache.get("hybrid")
+    if search is None:
+        search = cache["hybrid"] = HybridSearch(index)
+    assert isinstance(search, HybridSearch)
+    return search
