@@ -334,6 +334,10 @@ class Bm25fSearch:
     def _on_change(self, change: str, doc: SkillDocument) -> None:
         (self._add if change == "add" else self._remove)(doc)
 
+    def slot_count(self) -> int:
+        """Slots in use, dead ones included (a compaction renumbers and shrinks them)."""
+        return len(self._slots)
+
     def slot_of(self) -> dict[int, int]:
         """The slot of each live document, by id(): how the hybrid scorer lines scores up."""
         return self._slot_of

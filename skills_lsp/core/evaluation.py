@@ -36,6 +36,8 @@ class ScorerReport:
     top3: int = 0
     paraphrased: int = 0
     paraphrased_top1: int = 0
+    direct: int = 0  # answerable cases marked `paraphrase: false`
+    direct_top1: int = 0
     routed: int = 0
     rejected: int = 0
     nones: int = 0
@@ -61,6 +63,8 @@ class ScorerReport:
             "answerable_rejected_rate": self.rate(self.rejected, self.answerable),
             "paraphrased": self.paraphrased,
             "paraphrased_top1_accuracy": self.rate(self.paraphrased_top1, self.paraphrased),
+            "direct": self.direct,
+            "direct_top1_accuracy": self.rate(self.direct_top1, self.direct),
             "none_cases": self.nones,
             "none_false_accept_rate": self.rate(self.false_accepts, self.nones),
             "auroc": self.auroc,
@@ -109,7 +113,8 @@ def calibrate(report: ScorerReport, target: float) -> Calibration:
     else:
         # Just above the first none case that must be turned away; scores in 0..1 get a 0.01 grid.
         bar = highest[allowed]
-        threshold = math.floor(bar * 100 + 1) / 100 if report.scorer != "lexical" else bar + 1e-6
+        # (rounded first: 0.29 * 100 is 28.999999999999996 in binary floating point)
+        threshold = (math.floor(round(bar * 100, 6)) + 1) / 100 if report.scorer != "lexical" else bar + 1e-6
     fa, routed, rejected = outcome_at(report, threshold)
     return Calibration(report.scorer, target, threshold, fa, routed, rejected)
 
@@ -168,6 +173,9 @@ def evaluate(
         if case.paraphrase:
             report.paraphrased += 1
             report.paraphrased_top1 += first
+        elif case.paraphrase is False:
+            report.direct += 1
+            report.direct_top1 += first
     report.auroc = auroc(positives, negatives)
     return report
 

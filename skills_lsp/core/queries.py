@@ -276,7 +276,10 @@ def explain_case(index: SkillIndex, case: QueryCase, top: int = 5, scorer: str =
             ranked = select_skills(index, case.query, rank_only)
         except ScorerUnavailable:
             continue  # an optional scorer that is not installed here
-        firsts.append(f"{name} ranks `{ranked[0].skill.name}` first" if ranked else f"{name} selects nothing")
+        if ranked and ranked[0].score > 0:  # the crate's lexical keeps zero scores at min_score 0
+            firsts.append(f"{name} ranks `{ranked[0].skill.name}` first")
+        else:
+            firsts.append(f"{name} selects nothing")
     lines += ["", "Scorers: " + ", ".join(firsts) + "."]
     return "\n".join(lines)
 

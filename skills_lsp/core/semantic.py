@@ -185,19 +185,25 @@ class SemanticSearch:
         self._slot_of: dict[int, int] = {}
         self._alive = array("b")
         self._live = 0
-        self._rows: list[Vector] = []
-        self._matrix: np.ndarray[Any, np.dtype[np.float64]] | None = None
+        # One row per slot, with spare capacity so an editor's upsert appends in place (float64:
+        # exact enough that rounding to 6 decimals hides the order BLAS sums in).
+        self._matrix = np.zeros((0, self.model.dimensions), np.float64)
         self._add_all(list(self.index))
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         vectors = VECTORS.vectors(self.model, [skill_text(d) for d in docs])
+        needed = len(self._slots) + len(docs)
+        if needed > len(self._matrix):
+            grown = np.zeros((max(needed, 2 * len(self._matrix), 64), self.model.dimensions), np.float64)
+            grown[: len(self._slots)] = self._matrix[: len(self._slots)]
+            self._matrix = grown
         for doc, vector in zip(docs, vectors, strict=True):
-            self._slot_of[id(doc)] = len(self._slots)
+            slot = len(self._slots)
+            self._slot_of[id(doc)] = slot
             self._slots.append(doc)
-            self._rows.append(vector)
+            self._matrix[slot] = vector
             self._alive.append(1)
             self._live += 1
-        self._matrix = None
 
     def _remove(self, doc: SkillDocument) -> None:
         slot = self._slot_of.pop(id(doc), None)
@@ -217,14 +223,7 @@ class SemanticSearch:
             self._remove(doc)
 
     def _vectors(self) -> np.ndarray[Any, np.dtype[np.float64]]:
-        # float64 for the product: exact enough that rounding to 6 decimals hides BLAS's order
-        if self._matrix is None:
-            self._matrix = (
-                np.vstack(self._rows).astype(np.float64)
-                if self._rows
-                else np.zeros((0, self.model.dimensions), np.float64)
-            )
-        return self._matrix
+        return self._matrix[: len(self._slots)]
 
     def documents(self) -> list[SkillDocument | None]:
         return self._slots
@@ -256,15 +255,28 @@ class HybridSearch:
         self.lexical: Bm25fSearch = bm25f_for(index)
         self.semantic = semantic_for(index)
         self._alignment: np.ndarray[Any, np.dtype[np.int64]] | None = None
+        self._lexical_slots = 0  # bm25f's slot count when the alignment was last right
         # Subscribed after both searches, so they have followed a change before this forgets.
         index.subscribe(self._on_change)
 
     def _on_change(self, change: str, doc: SkillDocument) -> None:
-        self._alignment = None
+        order, seen = self._alignment, self._lexical_slots
+        slots, lexical = self.semantic.documents(), self.lexical.slot_count()
+        added = change == "add"
+        if order is None or lexical != seen + added or len(slots) != len(order) + added:
+            self._alignment = None  # a compaction renumbered the slots of one search or both
+        elif added and slots[-1] is doc:
+            # The common edit: both searches appended this document; extend, do not rebuild.
+            self._alignment = np.append(order, self.lexical.slot_of()[id(doc)])
+            self._lexical_slots = lexical
+        elif added:
+            self._alignment = None
+        # A removal leaves the numbering alone: that slot is dead and its score never read.
 
     def _aligned(self) -> np.ndarray[Any, np.dtype[np.int64]]:
         """For each semantic slot, the bm25f slot of the same document (-1: a removed one)."""
         if self._alignment is None:
+            self._lexical_slots = self.lexical.slot_count()
             slot_of = self.lexical.slot_of()
             self._alignment = np.array(
                 [slot_of[id(doc)] if doc is not None else -1 for doc in self.semantic.documents()],

@@ -1,0 +1,252 @@
+"""The configured scorer in the editor: a workspace whose config says `scorer = "hybrid"` runs its
+routing tests, hovers and scoreQuery with it; where the semantic extra is missing, they fall
+back to bm25f and say so (SK702 at the top of the query file, a note in the hover).
+
+These tests start servers of their own (not the session's shared one): each needs its own
+workspace config, and the fallback needs a server process that cannot find the model. That one
+gets a `wordllama` package without model files first on PYTHONPATH, as a broken install would.
+The same fallback is also checked in-process on `State`, where the package can be hidden.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+
+import pytest
+from lsp_helpers import execute, index_ends, opened, wait_for
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from skills_lsp.core import semantic
+from skills_lsp.core.queries import run_cases
+from skills_lsp.server.state import QUERY_FAILURE_CODE, State
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+PDF_QUERY = "Fill in the PDF form with the applicant's data from this JSON file"
+PIP_HINT = "pip install 'skills-lsp[semantic]'"
+FALLBACK = "Routing tests run with bm25f: scorer 'hybrid' is not available here: "
+# The one example query hybrid fails (its `min_score: 0.5` is high for hybrid); bm25f passes it.
+HYBRID_FAILURE = (
+    "Routing test fails: expected `broken-name-mismatch` or `Broken_Name`, but no skill scores 0.5 or more."
+)
+
+
+def hybrid_workspace(parent: Path) -> Path:
+    root = parent / "examples"
+    shutil.copytree(EXAMPLES, root)
+    (root / "skills-lsp.toml").write_text('scorer = "hybrid"\n', encoding="utf-8")
+    return root
+
+
+def broken_wordllama(parent: Path) -> Path:
+    """A folder holding a `wordllama` package without its model files."""
+    (parent / "wordllama").mkdir(parents=True)
+    (parent / "wordllama" / "__init__.py").write_text("", encoding="utf-8")
+    return parent
+
+
+@asynccontextmanager
+async def server(workspace: Path, env: dict[str, str] | None = None) -> AsyncIterator[LanguageClient]:
+    """A server over stdio for `workspace`, initialized and done indexing."""
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "skills_lsp", "serve", "--stdio"], server_env=env
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    client.published = {}  # type: ignore[attr-defined]
+    keep = client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(params: types.PublishDiagnosticsParams) -> None:
+        client.published.setdefault(params.uri, []).append(params)  # type: ignore[attr-defined]
+        keep(params)
+
+    client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(params: None) -> None:
+        pass
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        pass
+
+    params = types.InitializeParams(
+        capabilities=client_capabilities("visual_studio_code"),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="examples")],
+    )
+    client.init_result = await client.initialize_session(params)  # type: ignore[attr-defined]
+    try:
+        await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=15.0)
+        yield client
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def hover_text(client: LanguageClient, uri: str, position: types.Position) -> str:
+    result = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri), position=position)
+    )
+    assert result is not None and isinstance(result.contents, types.MarkupContent)
+    return result.contents.value
+
+
+def warnings(found: list[types.Diagnostic]) -> list[tuple[int, str]]:
+    return sorted((d.range.start.line, d.message) for d in found if d.code == QUERY_FAILURE_CODE)
+
+
+# --- a real server ------------------------------------------------------------------------------
+
+
+async def test_a_hybrid_workspace_routes_hovers_and_scores_with_hybrid(tmp_path: Path) -> None:
+    workspace = hybrid_workspace(tmp_path)
+    async with (
+        server(workspace) as client,
+        opened(client, workspace / "skill-queries.yaml", language_id="yaml") as doc,
+    ):
+        text = await hover_text(client, doc.uri, doc.position(PDF_QUERY, after=5))
+        assert text.startswith(
+            f"**{PDF_QUERY}**\n\nExpected: `pdf-form-filling` (hybrid scorer, min_score 0.31)\n\n"
+            "1. **pdf-form-filling** "
+        )
+        first_why = text.splitlines()[5]
+        assert first_why.startswith("   - bm25f ") and " x0.4 + semantic " in first_why
+        assert first_why.endswith(" x0.6") and "name: " in first_why
+        assert text.splitlines()[-1].startswith("Scorers: lexical ranks ")
+        assert ", hybrid ranks `pdf-form-filling` first." in text
+        assert "shown with bm25f" not in text
+        # The routing tests ran with hybrid: its one failure, and no fallback warning.
+        found = await doc.diagnostics(until=lambda d: bool(warnings(d)))
+        assert [message for _, message in warnings(found)] == [HYBRID_FAILURE]
+        rows = await execute(client, "skillsLsp.scoreQuery", "fill in the pdf form from json data")
+        assert rows[0]["name"] == "pdf-form-filling"
+        assert {row["scorer"] for row in rows} == {"hybrid"}
+        assert all(0.0 < row["score"] <= 1.0 for row in rows)
+
+
+async def test_without_the_model_a_hybrid_workspace_falls_back_to_bm25f(tmp_path: Path) -> None:
+    workspace = hybrid_workspace(tmp_path)
+    fake = broken_wordllama(tmp_path / "site")
+    path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p)
+    async with (
+        server(workspace, env={**os.environ, "PYTHONPATH": path}) as client,
+        opened(client, workspace / "skill-queries.yaml", language_id="yaml") as doc,
+    ):
+        found = await doc.diagnostics(until=lambda d: bool(warnings(d)))
+        # bm25f passes every example query: the only warning is the fallback, at the top.
+        [(line, message)] = warnings(found)
+        assert line == 0 and message.startswith(FALLBACK)
+        assert "the installed `wordllama` package has no l2_supercat_256.safetensors" in message
+        assert message.endswith(f"{PIP_HINT}.")
+        warning = next(d for d in found if d.code == QUERY_FAILURE_CODE)
+        assert warning.severity == types.DiagnosticSeverity.Warning
+        text = await hover_text(client, doc.uri, doc.position(PDF_QUERY, after=5))
+        assert "Expected: `pdf-form-filling` (bm25f scorer, min_score 0.45)" in text
+        assert "1. **pdf-form-filling** " in text and "shared words (stemmed) " in text
+        assert text.endswith("; shown with bm25f._")
+        assert "\n\n_scorer 'hybrid' is not available here: " in text
+        # Only the scorers that run here are compared.
+        scorers_line = next(line for line in text.splitlines() if line.startswith("Scorers: "))
+        assert "bm25f ranks" in scorers_line and "semantic" not in scorers_line
+        rows = await execute(client, "skillsLsp.scoreQuery", "fill in the pdf form from json data")
+        assert rows[0]["name"] == "pdf-form-filling" and {row["scorer"] for row in rows} == {"bm25f"}
+
+
+# --- the same fallback, in process --------------------------------------------------------------
+
+
+@pytest.fixture()
+def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
+        return None if name == semantic.MODEL_PACKAGE else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    semantic.load_model.cache_clear()
+    try:
+        yield
+    finally:
+        monkeypatch.undo()
+        semantic.load_model.cache_clear()
+
+
+def test_a_folder_uses_its_configured_scorer(tmp_path: Path) -> None:
+    workspace = hybrid_workspace(tmp_path)
+    folder = State().load_folder(workspace)
+    assert folder.config.scorer == "hybrid" == folder.scorer
+    results = folder.results()
+    assert folder.scorer_problem is None
+    assert [r.passed for r in results] == [
+        r.passed for r in run_cases(folder.index, folder.cases, scorer="hybrid")
+    ]
+    assert [r.case.query for r in results if not r.passed] == [
+        "Please summarise this pull request for review"
+    ]
+
+
+def test_a_folder_falls_back_to_bm25f_and_says_why(tmp_path: Path, no_wordllama: None) -> None:
+    workspace = hybrid_workspace(tmp_path)
+    state = State()
+    folder = state.load_folder(workspace)
+    results = folder.results()
+    assert folder.scorer == "bm25f"
+    assert folder.scorer_problem is not None
+    assert folder.scorer_problem.startswith("scorer 'hybrid' is not available here: ")
+    assert PIP_HINT in folder.scorer_problem
+    assert [r.passed for r in results] == [
+        r.passed for r in run_cases(folder.index, folder.cases, scorer="bm25f")
+    ]
+    assert all(r.passed for r in results)
+    queries = workspace / "skill-queries.yaml"
+    _, findings = state.findings(queries, queries.read_text(encoding="utf-8"))
+    failures = [f for f in findings if f.code == QUERY_FAILURE_CODE]
+    assert [(f.range.start.line, f.range.start.character) for f in failures] == [(0, 0)]
+    assert failures[0].message == f"Routing tests run with bm25f: {folder.scorer_problem}."
+    assert failures[0].message.startswith(FALLBACK)
+
+
+def test_the_fallback_ends_when_the_model_is_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = hybrid_workspace(tmp_path)
+    state = State()
+    folder = state.load_folder(workspace)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, package=None: None if name == semantic.MODEL_PACKAGE else real(name, package),
+    )
+    semantic.load_model.cache_clear()
+    try:
+        folder.results()
+        assert folder.scorer == "bm25f"
+    finally:
+        monkeypatch.undo()
+        semantic.load_model.cache_clear()
+    folder.changed()  # e.g. an edit after the extra was installed
+    folder.results()
+    assert folder.scorer_problem is None and folder.scorer == "hybrid"
+    queries = workspace / "skill-queries.yaml"
+    _, findings = state.findings(queries, queries.read_text(encoding="utf-8"))
+    assert [f.message for f in findings if f.code == QUERY_FAILURE_CODE] == [HYBRID_FAILURE]
+
+
+def test_settings_choose_the_scorer_over_the_config(tmp_path: Path) -> None:
+    workspace = hybrid_workspace(tmp_path)
+    state = State()
+    state.settings["scorer"] = "bm25f"
+    assert state.load_folder(workspace).scorer == "bm25f"
+    state.settings["scorer"] = "embedding"  # not a scorer: the config's stands
+    assert state.load_folder(workspace).scorer == "hybrid"
