@@ -4,7 +4,9 @@
 -- Optional: where the server is, if `skills-lsp` is not on PATH, and its settings.
 -- vim.lsp.config('skills_lsp', {
 --   cmd = { vim.fn.expand('~/.venvs/skills/bin/skills-lsp'), 'serve' },
---   settings = { skillsLsp = { profile = 'claude-code' } },
+--   settings = { skillsLsp = { profile = 'claude-code', scorer = 'bm25f' } },
+--   -- scorer: 'lexical' (default), 'bm25f', 'semantic' or 'hybrid' (the last two need
+--   -- pip install 'skills-lsp[semantic]'); keys: see docs/server.md
 -- })
 
 vim.lsp.enable('skills_lsp')

@@ -10,7 +10,11 @@
 --     require('skills_lsp').setup({
 --       cmd = { '/path/to/venv/bin/skills-lsp', 'serve' },   -- default: vim.g.skills_lsp_cmd or
 --                                                             -- { 'skills-lsp', 'serve' }
---       settings = { skillsLsp = { profile = 'claude-code', toolManifest = 'skill-tools.yaml' } },
+--       settings = { skillsLsp = { profile = 'claude-code', toolManifest = 'skill-tools.yaml',
+--                                   scorer = 'bm25f' } },   -- keys: see docs/server.md
+--       -- scorer ranks the test queries (code lenses, hovers, skillsLsp.scoreQuery): 'lexical'
+--       -- (adk-skill's scorer, the default), 'bm25f', 'semantic' or 'hybrid' (the last two need
+--       -- pip install 'skills-lsp[semantic]'; without it the server uses bm25f and warns).
 --       codelens = true,   -- refresh code lenses on BufEnter, CursorHold and InsertLeave
 --       on_attach = function(client, bufnr) end,
 --     })

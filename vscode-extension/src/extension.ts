@@ -21,6 +21,7 @@ import {
   indexRows,
   queryFromArgs,
   scoreRows,
+  scoreTitle,
   siblingSkillsDir,
   uriFromArgs,
   validateSkillName,
@@ -531,7 +532,7 @@ class Controller implements vscode.Disposable {
     }
     await this.pickAndOpen(
       scoreRows(results, (uri) => this.relative(uri)),
-      `Skills ranked for "${query}"`,
+      scoreTitle(query, results),
       'Best first; pick one to open it',
     );
     return answer;

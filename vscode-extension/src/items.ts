@@ -8,6 +8,8 @@ export interface ScoreResult {
   readonly uri: string;
   readonly id: string;
   readonly score: number;
+  /** The scorer that ranked it (`lexical`, `bm25f`, `semantic`, `hybrid`); '' from older servers. */
+  readonly scorer: string;
 }
 
 export interface IndexEntry {
@@ -29,16 +31,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `skillsLsp.scoreQuery`'s answer, `[{name, uri, id, score}]`; malformed rows dropped. */
+/** `skillsLsp.scoreQuery`'s answer, `[{name, uri, id, score, scorer}]`; malformed rows dropped. */
 export function parseScoreResults(value: unknown): ScoreResult[] {
   if (!Array.isArray(value)) {
     return [];
   }
   return value.flatMap((row) =>
     isRecord(row) && typeof row.name === 'string' && typeof row.uri === 'string' && typeof row.score === 'number'
-      ? [{ name: row.name, uri: row.uri, id: typeof row.id === 'string' ? row.id : row.name, score: row.score }]
+      ? [
+          {
+            name: row.name,
+            uri: row.uri,
+            id: typeof row.id === 'string' ? row.id : row.name,
+            score: row.score,
+            scorer: typeof row.scorer === 'string' ? row.scorer.trim() : '',
+          },
+        ]
       : [],
   );
+}
+
+/**
+ * The Score Query quick pick's title, naming the scorer the server used (it can differ from the
+ * setting: without the semantic extra, semantic and hybrid fall back to bm25f).
+ */
+export function scoreTitle(query: string, results: readonly ScoreResult[]): string {
+  const title = `Skills ranked for "${query}"`;
+  const scorers = [...new Set(results.map((r) => r.scorer).filter(Boolean))];
+  return scorers.length ? `${title} · scored with ${scorers.join(', ')}` : title;
 }
 
 /** `skillsLsp.showIndex`'s answer, `[{name, description, uri, kind}]`; malformed rows dropped. */

@@ -1,6 +1,6 @@
 // VS Code settings -> the server's settings (no `vscode` import: unit-tested by node --test).
 //
-// The server reads `profile`, `toolManifest`, `queryFile`, `select` and `ignore` from
+// The server reads `profile`, `scorer`, `toolManifest`, `queryFile`, `select` and `ignore` from
 // `initializationOptions`, then from `workspace/configuration` (section `skillsLsp`), on top of
 // `[tool.skills-lsp]` / `skills-lsp.toml`; empty values leave the config file's choice alone.
 
@@ -15,9 +15,16 @@ export const PROFILES = [
 
 export type Profile = (typeof PROFILES)[number];
 
+/** The routing scorers (skills_lsp.core.config.SCORER_CHOICES); semantic and hybrid need the extra. */
+export const SCORERS = ['lexical', 'bm25f', 'semantic', 'hybrid'] as const;
+
+export type Scorer = (typeof SCORERS)[number];
+
 export interface ServerSettings {
   /** One profile for every file, or '' for each file's default. */
   profile: Profile | '';
+  /** The scorer of the code lenses, hovers and Score Query, or '' for the config file's choice. */
+  scorer: Scorer | '';
   toolManifest: string;
   queryFile: string;
   select: string[];
@@ -27,6 +34,7 @@ export interface ServerSettings {
 /** The server's keys, in the order of docs/server.md. */
 export const SERVER_SETTING_KEYS: readonly (keyof ServerSettings)[] = [
   'profile',
+  'scorer',
   'toolManifest',
   'queryFile',
   'select',
@@ -74,15 +82,21 @@ function profile(value: unknown): Profile | '' {
   return (PROFILES as readonly string[]).includes(name) ? (name as Profile) : '';
 }
 
+function scorer(value: unknown): Scorer | '' {
+  const name = text(value);
+  return (SCORERS as readonly string[]).includes(name) ? (name as Scorer) : '';
+}
+
 /**
  * The server's settings from the `skillsLsp` section (as `getConfiguration('skillsLsp')` or a
  * `workspace/configuration` answer gives it): unknown keys (`server`, `trace`) dropped, wrong
- * types and unknown profiles emptied, list entries trimmed and de-duplicated.
+ * types, unknown profiles and unknown scorers emptied, list entries trimmed and de-duplicated.
  */
 export function toServerSettings(section: unknown): ServerSettings {
   const raw = isRecord(section) ? section : {};
   return {
     profile: profile(raw.profile),
+    scorer: scorer(raw.scorer),
     toolManifest: text(raw.toolManifest),
     queryFile: text(raw.queryFile),
     select: list(raw.select),

@@ -41,7 +41,11 @@ return {
     end
   end,
   settings = {
-    -- profile, toolManifest, queryFile, select, ignore: see docs/server.md
+    -- profile, scorer, toolManifest, queryFile, select, ignore: see docs/server.md
+    -- scorer ranks the test queries (code lenses, hovers, skillsLsp.scoreQuery): 'lexical'
+    -- (adk-skill's scorer, the default), 'bm25f', 'semantic' or 'hybrid' (the last two need
+    -- pip install 'skills-lsp[semantic]'; without it the server uses bm25f and warns).
+    -- e.g. skillsLsp = { profile = 'claude-code', scorer = 'bm25f' }
     skillsLsp = {},
   },
 }

@@ -9,6 +9,7 @@ import {
   parseScoreResults,
   queryFromArgs,
   scoreRows,
+  scoreTitle,
   siblingSkillsDir,
   suggestSkillName,
   uriFromArgs,
@@ -19,8 +20,8 @@ const rel = (uri: string) => uri.replace('file:///w/', '');
 
 describe('scoreQuery answers', () => {
   const answer = [
-    { name: 'pdf', uri: 'file:///w/skills/pdf/SKILL.md', id: 'pdf', score: 0.73219 },
-    { name: 'docx', uri: 'file:///w/skills/docx/SKILL.md', id: 'docx', score: 0.1 },
+    { name: 'pdf', uri: 'file:///w/skills/pdf/SKILL.md', id: 'pdf', score: 0.73219, scorer: 'hybrid' },
+    { name: 'docx', uri: 'file:///w/skills/docx/SKILL.md', id: 'docx', score: 0.1, scorer: 'hybrid' },
     { name: 'broken' },
     'junk',
   ];
@@ -37,6 +38,19 @@ describe('scoreQuery answers', () => {
       { label: 'docx', description: '#2 · score 0.100', detail: 'skills/docx/SKILL.md', uri: 'file:///w/skills/docx/SKILL.md' },
     ]);
     assert.equal(formatScore(Number.NaN), 'NaN');
+  });
+
+  test('each row keeps the scorer; the title names it', () => {
+    const results = parseScoreResults(answer);
+    assert.deepEqual(results.map((r) => r.scorer), ['hybrid', 'hybrid']);
+    assert.equal(scoreTitle('fill a form', results), 'Skills ranked for "fill a form" · scored with hybrid');
+  });
+
+  test('an answer without scorer (older servers) keeps the plain title', () => {
+    const results = parseScoreResults([{ name: 'pdf', uri: 'file:///w/p', score: 1, scorer: 7 }, { name: 'x', uri: 'file:///w/x', score: 0.5 }]);
+    assert.deepEqual(results.map((r) => r.scorer), ['', '']);
+    assert.equal(scoreTitle('q', results), 'Skills ranked for "q"');
+    assert.equal(scoreTitle('q', []), 'Skills ranked for "q"');
   });
 });
 

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 
 import { CLIENT_ID, COMMANDS, CONFIG_SECTION, SERVER_COMMANDS } from '../ids';
 import { SERVED_GLOBS } from '../selector';
-import { PROFILES, SERVER_SETTING_KEYS } from '../settings';
+import { PROFILES, SCORERS, SERVER_SETTING_KEYS } from '../settings';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -35,6 +35,19 @@ describe('package.json', () => {
     }
     assert.deepEqual(properties['skillsLsp.profile'].enum, ['', ...PROFILES]);
     assert.equal(properties['skillsLsp.profile'].enumDescriptions.length, PROFILES.length + 1);
+    const scorer = properties['skillsLsp.scorer'];
+    assert.deepEqual(scorer.enum, ['', ...SCORERS]);
+    assert.equal(scorer.enumDescriptions.length, SCORERS.length + 1);
+    assert.equal(scorer.default, '');
+    assert.equal(scorer.scope, 'window');
+    // semantic and hybrid name the extra they need; the description says what follows the setting.
+    for (const i of [SCORERS.indexOf('semantic') + 1, SCORERS.indexOf('hybrid') + 1]) {
+      assert.match(scorer.enumDescriptions[i], /skills-lsp\[semantic\]/);
+    }
+    assert.match(scorer.markdownDescription, /skills-lsp\[semantic\]/);
+    assert.match(scorer.markdownDescription, /code lenses/);
+    assert.match(scorer.markdownDescription, /hovers/);
+    assert.match(scorer.markdownDescription, /Score Query/);
     assert.equal(properties['skillsLsp.server.command'].type, 'array');
     assert.equal(properties['skillsLsp.server.pythonPath'].type, 'string');
     assert.equal(properties['skillsLsp.select'].type, 'array');

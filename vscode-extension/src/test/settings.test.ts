@@ -6,11 +6,12 @@ import {
   needsRestart,
   PROFILES,
   sanitiseConfigurationAnswer,
+  SCORERS,
   SERVER_SETTING_KEYS,
   toServerSettings,
 } from '../settings';
 
-const empty = { profile: '', toolManifest: '', queryFile: '', select: [], ignore: [] };
+const empty = { profile: '', scorer: '', toolManifest: '', queryFile: '', select: [], ignore: [] };
 
 describe('toServerSettings', () => {
   test('the defaults give empty values (the config file decides)', () => {
@@ -19,9 +20,10 @@ describe('toServerSettings', () => {
     assert.deepEqual(toServerSettings([]), empty);
   });
 
-  test('keeps the five server keys and drops server/trace', () => {
+  test('keeps the six server keys and drops server/trace', () => {
     const section = {
       profile: 'claude-code',
+      scorer: ' hybrid ',
       toolManifest: ' tools/skill-tools.yaml ',
       queryFile: 'tests/skill-queries.yaml',
       select: ['SK2', ' SK505 ', '', 'SK2'],
@@ -31,6 +33,7 @@ describe('toServerSettings', () => {
     };
     assert.deepEqual(toServerSettings(section), {
       profile: 'claude-code',
+      scorer: 'hybrid',
       toolManifest: 'tools/skill-tools.yaml',
       queryFile: 'tests/skill-queries.yaml',
       select: ['SK2', 'SK505'],
@@ -44,6 +47,23 @@ describe('toServerSettings', () => {
       toServerSettings({ profile: 'nope', toolManifest: 3, queryFile: null, select: 'SK1, SK2', ignore: { a: 1 } }),
       { ...empty, select: ['SK1', 'SK2'] },
     );
+  });
+
+  test('unknown scorers and wrong types are emptied (the config file decides)', () => {
+    for (const value of ['nope', 'BM25F', 'crate', 3, null, ['bm25f'], { scorer: 'bm25f' }]) {
+      assert.equal(toServerSettings({ scorer: value }).scorer, '', String(value));
+    }
+  });
+
+  test('every scorer the server knows', () => {
+    assert.deepEqual([...SCORERS], ['lexical', 'bm25f', 'semantic', 'hybrid']);
+    for (const s of SCORERS) {
+      assert.equal(toServerSettings({ scorer: s }).scorer, s);
+    }
+  });
+
+  test('the keys in the order of docs/server.md', () => {
+    assert.deepEqual([...SERVER_SETTING_KEYS], ['profile', 'scorer', 'toolManifest', 'queryFile', 'select', 'ignore']);
   });
 
   test('every profile the server knows', () => {
@@ -66,6 +86,7 @@ describe('needsRestart', () => {
     assert.ok(needsRestart(affects('skillsLsp.queryFile')));
     assert.ok(needsRestart(affects('skillsLsp.toolManifest')));
     assert.ok(!needsRestart(affects('skillsLsp.profile')));
+    assert.ok(!needsRestart(affects('skillsLsp.scorer')));
     assert.ok(!needsRestart(affects('skillsLsp.select')));
     assert.ok(!needsRestart(affects('skillsLsp.trace.server')));
     assert.ok(!needsRestart(affects('editor.fontSize')));
@@ -76,8 +97,8 @@ describe('sanitiseConfigurationAnswer', () => {
   test('only skillsLsp items are rewritten', () => {
     const answer = sanitiseConfigurationAnswer(
       [{ section: 'skillsLsp' }, { section: 'editor' }, {}],
-      [{ profile: 'adk', trace: { server: 'off' } }, { tabSize: 2 }, null],
+      [{ profile: 'adk', scorer: 'bm25f', trace: { server: 'off' } }, { tabSize: 2 }, null],
     );
-    assert.deepEqual(answer, [{ ...empty, profile: 'adk' }, { tabSize: 2 }, null]);
+    assert.deepEqual(answer, [{ ...empty, profile: 'adk', scorer: 'bm25f' }, { tabSize: 2 }, null]);
   });
 });
