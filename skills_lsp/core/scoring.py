@@ -47,6 +47,7 @@ __all__ = [
     "SelectionPolicy",
     "SkillMatch",
     "Tokenizer",
+    "prepare",
     "select_skills",
     "tag_allowed",
 ]
@@ -354,6 +355,18 @@ def search_for(index: SkillIndex, tokenizer: Tokenizer = "ascii") -> SkillSearch
     if search is None:
         search = cache[tokenizer] = SkillSearch(index, tokenizer)
     return search
+
+
+def prepare(index: SkillIndex, scorer: ScorerName, tokenizer: Tokenizer = "ascii") -> None:
+    """Build `scorer`'s index for `index` now (in a worker thread, say) rather than on the first
+    query. Raises semantic.ScorerUnavailable as select_skills would."""
+    search_for(index, tokenizer)
+    if scorer == "bm25f":
+        bm25f_for(index)
+    elif scorer == "semantic":
+        semantic_for(index)
+    elif scorer == "hybrid":
+        hybrid_for(index)
 
 
 def select_skills(index: SkillIndex, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:

@@ -18,11 +18,18 @@ from skills_lsp.core.frontmatter import Document, parse_text
 from skills_lsp.core.index import SkillIndex, document_from_text, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
 from skills_lsp.core.profiles import PROFILES, Profile
-from skills_lsp.core.queries import QueryCase, QueryResult, load_query_file, parse_query_file, run_cases
+from skills_lsp.core.queries import (
+    QueryCase,
+    QueryResult,
+    load_query_file,
+    parse_query_file,
+    run_cases,
+    scorer_name,
+)
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
-from skills_lsp.core.scoring import search_for
+from skills_lsp.core.scoring import prepare, search_for
 from skills_lsp.core.semantic import ScorerUnavailable
 from skills_lsp.core.tool_registry import parse_tool_manifest
 from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
@@ -146,7 +153,12 @@ class State:
             config = replace(config, root=root)
         config = self.configured(config)
         index = load_workspace_index(root, config.roots_for(root), config.max_depth)
-        search_for(index)  # built here, off the event loop: the first query must not stall the editor
+        # Built here, off the event loop: the first lens or hover must not stall the editor (the
+        # configured scorer's index too: bm25f and semantic take seconds over 20,000 skills).
+        try:
+            prepare(index, scorer_name(config.scorer))
+        except (ScorerUnavailable, ValueError):
+            search_for(index)  # results() reports the missing extra where the user will see it
         manifest, manifest_problems = load_manifest(root, config)
         query_path = root / config.query_file
         cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])

@@ -221,7 +221,6 @@ def test_the_fallback_ends_when_the_model_is_found_again(
 ) -> None:
     workspace = hybrid_workspace(tmp_path)
     state = State()
-    folder = state.load_folder(workspace)
     real = importlib.util.find_spec
     monkeypatch.setattr(
         importlib.util,
@@ -230,6 +229,7 @@ def test_the_fallback_ends_when_the_model_is_found_again(
     )
     semantic.load_model.cache_clear()
     try:
+        folder = state.load_folder(workspace)  # the extra is missing while the folder loads
         folder.results()
         assert folder.scorer == "bm25f"
     finally:
@@ -250,3 +250,10 @@ def test_settings_choose_the_scorer_over_the_config(tmp_path: Path) -> None:
     assert state.load_folder(workspace).scorer == "bm25f"
     state.settings["scorer"] = "embedding"  # not a scorer: the config's stands
     assert state.load_folder(workspace).scorer == "hybrid"
+
+
+def test_loading_a_folder_builds_the_configured_scorers_index(tmp_path: Path) -> None:
+    # Built in the loading worker thread, so the first lens or hover does not stall the editor.
+    folder = State().load_folder(hybrid_workspace(tmp_path))
+    searches = folder.index.__dict__.get("_searches", {})
+    assert {"ascii", "bm25f", "semantic", "hybrid"} <= set(searches)
