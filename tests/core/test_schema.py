@@ -52,3 +52,11 @@ def test_field_types_per_profile() -> None:
     adk_meta = schema.field_validator("adk", "metadata")
     assert adk_meta is not None and not adk_meta.is_valid({"adk_inject_state": "yes"})
     assert adk_meta.is_valid({"adk_additional_tools": ["x"], "adk_inject_state": True})
+
+
+def test_the_query_schema_states_every_scorers_default_min_score() -> None:
+    from skills_lsp.core.selection import DEFAULT_MIN_SCORE
+
+    text = json.dumps(json.loads((SCHEMA_DIR / "skill-queries.schema.json").read_text(encoding="utf-8")))
+    for scorer, minimum in DEFAULT_MIN_SCORE.items():
+        assert f"{minimum:g} {scorer}" in text or f"{minimum} for {scorer}" in text, scorer
