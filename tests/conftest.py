@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import importlib.util
 import os
+from collections.abc import Iterator
+from importlib.machinery import ModuleSpec
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # CI runs a fixed, reproducible set of examples; locally more are tried.
@@ -10,3 +14,22 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=300)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture()
+def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
+    from skills_lsp.core import semantic
+
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
+        return None if name == semantic.MODEL_PACKAGE else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    semantic.load_model.cache_clear()  # the model may be loaded already: forget it
+    try:
+        yield
+    finally:
+        monkeypatch.undo()
+        semantic.load_model.cache_clear()  # loaded again, for real, by the next test that asks

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from skills_lsp.core.index import SkillDocument, SkillIndex
-from skills_lsp.core.selection import SelectionPolicy, SkillMatch, ranked
+from skills_lsp.core.selection import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
 
 # English function words that carry no routing signal ("the", "my", "to" used to score).
 STOP_WORDS = frozenset(
@@ -268,35 +268,29 @@ def matched_terms(query: str, doc: SkillDocument) -> dict[str, list[str]]:
     return found
 
 
-class Bm25fSearch:
+class Bm25fSearch(SlottedSearch):
     """BM25F over an index, following its upserts and removes."""
 
     def __init__(self, index: SkillIndex, parameters: Bm25fParameters | None = None) -> None:
-        self.index = index
         self.p = parameters or Bm25fParameters()
-        self._rebuild()
-        index.subscribe(self._on_change)
+        super().__init__(index)
 
-    def _rebuild(self) -> None:
-        self._slots: list[SkillDocument | None] = []
-        self._slot_of: dict[int, int] = {}
+    def _reset(self) -> None:
         # term -> (slots, counts per field): raw counts, so nothing depends on averages at build
         self._postings: dict[str, tuple[array[int], list[array[float]]]] = {}
         self._lengths = [array("f") for _ in FIELDS]
-        self._alive = array("b")
-        self._live = 0
         self._totals = [0.0 for _ in FIELDS]
         self._generation = 0
         self._cached_generation = -1
         self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
         self._norms: list[np.ndarray[Any, Any]] | None = None
-        for doc in self.index:
+
+    def _add_all(self, docs: list[SkillDocument]) -> None:
+        for doc in docs:
             self._add(doc)
 
     def _add(self, doc: SkillDocument) -> None:
-        slot = len(self._slots)
-        self._slots.append(doc)
-        self._slot_of[id(doc)] = slot
+        slot = self._claim(doc)
         counts: dict[str, list[float]] = {}
         for f, field in enumerate(FIELDS):
             words = terms(_field_text(doc, field))
@@ -311,36 +305,12 @@ class Bm25fSearch:
             entry[0].append(slot)
             for f in range(len(FIELDS)):
                 entry[1][f].append(per_field[f])
-        self._alive.append(1)
-        self._live += 1
         self._generation += 1
 
-    def _remove(self, doc: SkillDocument) -> None:
-        slot = self._slot_of.pop(id(doc), None)
-        if slot is None:
-            return
-        self._slots[slot] = None
-        self._alive[slot] = 0
-        self._live -= 1
+    def _forget(self, slot: int) -> None:
         self._generation += 1
         for f in range(len(FIELDS)):
             self._totals[f] -= self._lengths[f][slot]
-        dead = len(self._slots) - self._live
-        if dead > 1000 and dead > self._live:
-            # An editor replaces a document on every change; compact as SkillSearch does, so a long
-            # session does not grow without bound. Listeners run after the index changed.
-            self._rebuild()
-
-    def _on_change(self, change: str, doc: SkillDocument) -> None:
-        (self._add if change == "add" else self._remove)(doc)
-
-    def slot_count(self) -> int:
-        """Slots in use, dead ones included (a compaction renumbers and shrinks them)."""
-        return len(self._slots)
-
-    def slot_of(self) -> dict[int, int]:
-        """The slot of each live document, by id(): how the hybrid scorer lines scores up."""
-        return self._slot_of
 
     def _idf(self, document_frequency: int) -> float:
         n = max(self._live, 1)
@@ -403,14 +373,6 @@ class Bm25fSearch:
             return []
         return ranked(self._slots, self.alive(), self.scores(query), policy)
 
-    def alive(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
-        return np.frombuffer(self._alive, dtype=np.int8).astype(bool)
-
 
 def bm25f_for(index: SkillIndex) -> Bm25fSearch:
-    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
-    search = cache.get("bm25f")
-    if search is None:
-        search = cache["bm25f"] = Bm25fSearch(index)
-    assert isinstance(search, Bm25fSearch)
-    return search
+    return cached_search(index, "bm25f", Bm25fSearch)

@@ -9,12 +9,14 @@ dispatches to them by `SelectionPolicy.scorer`.
 from __future__ import annotations
 
 import math
+from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from skills_lsp.core.index import SkillDocument, SkillSummary
+from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
 from skills_lsp.core.model import ascii_lower
 
 Tokenizer = Literal["ascii", "unicode"]
@@ -95,3 +97,89 @@ def ranked(
             chosen.append((score, doc))
     chosen.sort(key=lambda item: (-item[0], item[1].sort_key()))
     return [SkillMatch(score, doc.summary()) for score, doc in chosen[: policy.top_k]]
+
+
+class SlottedSearch:
+    """A search over an index's documents kept in append-only slots, following the index's
+    upserts and removes: a removal leaves a dead slot, and a search that is mostly dead slots
+    rebuilds itself (an editor replaces a document on every change; a long session must not
+    grow without bound). Subclasses keep their per-slot data in step through the hooks."""
+
+    COMPACT_AFTER = 1000  # dead slots tolerated before a mostly-dead search is rebuilt
+
+    def __init__(self, index: SkillIndex) -> None:
+        self.index = index
+        self._rebuild()
+        index.subscribe(self._on_change)
+
+    def _rebuild(self) -> None:
+        self._slots: list[SkillDocument | None] = []
+        self._slot_of: dict[int, int] = {}
+        self._alive = array("b")
+        self._live = 0
+        self._reset()
+        self._add_all(list(self.index))
+
+    def _reset(self) -> None:
+        """Hook: empty the subclass's per-slot data (before a build)."""
+
+    def _add_all(self, docs: list[SkillDocument]) -> None:
+        """Hook: give each document a slot (`_claim`) and index it; overridden to batch work."""
+        for doc in docs:
+            self._claim(doc)
+
+    def _claim(self, doc: SkillDocument) -> int:
+        slot = len(self._slots)
+        self._slots.append(doc)
+        self._slot_of[id(doc)] = slot
+        self._alive.append(1)
+        self._live += 1
+        return slot
+
+    def _forget(self, slot: int) -> None:
+        """Hook: a slot died (its document left the index)."""
+
+    def _remove(self, doc: SkillDocument) -> None:
+        slot = self._slot_of.pop(id(doc), None)
+        if slot is None:
+            return
+        self._slots[slot] = None
+        self._alive[slot] = 0
+        self._live -= 1
+        self._forget(slot)
+        dead = len(self._slots) - self._live
+        if dead > self.COMPACT_AFTER and dead > self._live:
+            self._rebuild()  # listeners run after the index changed: it holds the live set
+
+    def _on_change(self, change: str, doc: SkillDocument) -> None:
+        if change == "add":
+            self._add_all([doc])
+        else:
+            self._remove(doc)
+
+    def documents(self) -> list[SkillDocument | None]:
+        """The slots' documents (None: a dead slot)."""
+        return self._slots
+
+    def slot_count(self) -> int:
+        """Slots in use, dead ones included (a compaction renumbers and shrinks them)."""
+        return len(self._slots)
+
+    def slot_of(self) -> dict[int, int]:
+        """The slot of each live document, by id()."""
+        return self._slot_of
+
+    def alive(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        return np.frombuffer(self._alive, dtype=np.int8).astype(bool)
+
+
+Search = TypeVar("Search")
+
+
+def cached_search(index: SkillIndex, key: str, build: Callable[[SkillIndex], Search]) -> Search:
+    """The index's search under `key`, built on first use; it follows the index from then on."""
+    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
+    if key not in cache:
+        cache[key] = build(index)
+    found: Search = cache[key]
+    return found

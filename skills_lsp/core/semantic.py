@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import threading
-from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,7 +36,7 @@ import numpy as np
 
 from skills_lsp.core.bm25 import Bm25fSearch, bm25f_for
 from skills_lsp.core.index import SkillDocument, SkillIndex
-from skills_lsp.core.selection import SelectionPolicy, SkillMatch, ranked
+from skills_lsp.core.selection import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
 
 MODEL_PACKAGE = "wordllama"
 MODEL_NAME = "wordllama l2_supercat 256"
@@ -171,26 +170,21 @@ class VectorCache:
 VECTORS = VectorCache()
 
 
-class SemanticSearch:
+class SemanticSearch(SlottedSearch):
     """Cosine similarity between a request and every skill of an index, following its changes."""
 
     def __init__(self, index: SkillIndex, model: EmbeddingModel | None = None) -> None:
-        self.index = index
         self.model = model or load_model()
-        self._rebuild()
-        index.subscribe(self._on_change)
+        super().__init__(index)
 
-    def _rebuild(self) -> None:
-        self._slots: list[SkillDocument | None] = []
-        self._slot_of: dict[int, int] = {}
-        self._alive = array("b")
-        self._live = 0
+    def _reset(self) -> None:
         # One row per slot, with spare capacity so an editor's upsert appends in place (float64:
         # exact enough that rounding to 6 decimals hides the order BLAS sums in).
         self._matrix = np.zeros((0, self.model.dimensions), np.float64)
-        self._add_all(list(self.index))
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
+        # One batch: the tokenizer runs on both cores; vectors already cached cost nothing (a
+        # compaction re-adds every document, and finds them all in the cache).
         vectors = VECTORS.vectors(self.model, [skill_text(d) for d in docs])
         needed = len(self._slots) + len(docs)
         if needed > len(self._matrix):
@@ -198,38 +192,10 @@ class SemanticSearch:
             grown[: len(self._slots)] = self._matrix[: len(self._slots)]
             self._matrix = grown
         for doc, vector in zip(docs, vectors, strict=True):
-            slot = len(self._slots)
-            self._slot_of[id(doc)] = slot
-            self._slots.append(doc)
-            self._matrix[slot] = vector
-            self._alive.append(1)
-            self._live += 1
-
-    def _remove(self, doc: SkillDocument) -> None:
-        slot = self._slot_of.pop(id(doc), None)
-        if slot is None:
-            return
-        self._slots[slot] = None
-        self._alive[slot] = 0
-        self._live -= 1
-        dead = len(self._slots) - self._live
-        if dead > 1000 and dead > self._live:
-            self._rebuild()  # vectors come back from the cache: compaction costs no embedding
-
-    def _on_change(self, change: str, doc: SkillDocument) -> None:
-        if change == "add":
-            self._add_all([doc])
-        else:
-            self._remove(doc)
+            self._matrix[self._claim(doc)] = vector
 
     def _vectors(self) -> np.ndarray[Any, np.dtype[np.float64]]:
         return self._matrix[: len(self._slots)]
-
-    def documents(self) -> list[SkillDocument | None]:
-        return self._slots
-
-    def alive(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
-        return np.frombuffer(self._alive, dtype=np.int8).astype(bool)
 
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Every slot's cosine similarity to `query`, clipped to 0..1 and rounded."""
@@ -310,18 +276,8 @@ class HybridSearch:
 
 
 def semantic_for(index: SkillIndex) -> SemanticSearch:
-    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
-    search = cache.get("semantic")
-    if search is None:
-        search = cache["semantic"] = SemanticSearch(index)
-    assert isinstance(search, SemanticSearch)
-    return search
+    return cached_search(index, "semantic", SemanticSearch)
 
 
 def hybrid_for(index: SkillIndex) -> HybridSearch:
-    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
-    search = cache.get("hybrid")
-    if search is None:
-        search = cache["hybrid"] = HybridSearch(index)
-    assert isinstance(search, HybridSearch)
-    return search
+    return cached_search(index, "hybrid", HybridSearch)

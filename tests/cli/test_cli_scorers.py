@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-from collections.abc import Iterator
-from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from skills_lsp.cli import main
-from skills_lsp.core import semantic
 from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,22 +24,6 @@ def run(*argv: str) -> tuple[int, str, str]:
     code = main(list(argv), out, err)
     return code, out.getvalue(), err.getvalue()
 
-
-@pytest.fixture()
-def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
-    real = importlib.util.find_spec
-
-    def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
-        return None if name == semantic.MODEL_PACKAGE else real(name, package)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    semantic.load_model.cache_clear()
-    try:
-        yield
-    finally:
-        monkeypatch.undo()
-        semantic.load_model.cache_clear()
 
 
 # --- eval ---------------------------------------------------------------------------------------

@@ -3,12 +3,9 @@ cached, routing by meaning where words fail, and honest when their extra is miss
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import uuid
-from collections.abc import Iterator
-from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any
 
@@ -312,22 +309,6 @@ def test_the_cache_is_keyed_by_text_and_bounded() -> None:
 
 # --- without the extra --------------------------------------------------------------------------
 
-
-@pytest.fixture()
-def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
-    real = importlib.util.find_spec
-
-    def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
-        return None if name == semantic.MODEL_PACKAGE else real(name, package)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    semantic.load_model.cache_clear()  # the model may be loaded already: forget it
-    try:
-        yield
-    finally:
-        monkeypatch.undo()
-        semantic.load_model.cache_clear()  # loaded again, for real, by the next test that asks
 
 
 @pytest.mark.usefixtures("no_wordllama")

@@ -14,9 +14,8 @@ import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import pytest
@@ -163,22 +162,6 @@ async def test_without_the_model_a_hybrid_workspace_falls_back_to_bm25f(tmp_path
 
 # --- the same fallback, in process --------------------------------------------------------------
 
-
-@pytest.fixture()
-def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
-    real = importlib.util.find_spec
-
-    def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
-        return None if name == semantic.MODEL_PACKAGE else real(name, package)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    semantic.load_model.cache_clear()
-    try:
-        yield
-    finally:
-        monkeypatch.undo()
-        semantic.load_model.cache_clear()
 
 
 def test_a_folder_uses_its_configured_scorer(tmp_path: Path) -> None:
