@@ -34,7 +34,9 @@ from skills_lsp.core.selection import (
     ScorerName,
     SelectionPolicy,
     SkillMatch,
+    SlottedSearch,
     Tokenizer,
+    cached_search,
     tag_allowed,
 )
 from skills_lsp.core.semantic import hybrid_for, semantic_for
@@ -210,7 +212,7 @@ def select_skills_plain(
     return _finish(scored, policy)
 
 
-class SkillSearch:
+class SkillSearch(SlottedSearch):
     """An inverted index over a SkillIndex, kept in step with its upserts and removes.
 
     Each token maps to the slots of the skills holding it and the field weight there (4 name +
@@ -221,28 +223,22 @@ class SkillSearch:
     """
 
     def __init__(self, index: SkillIndex, tokenizer: Tokenizer = "ascii") -> None:
-        self.index = index
         self.tokenizer = tokenizer
-        self._rebuild()
-        index.subscribe(self._on_change)
+        super().__init__(index)
 
-    def _rebuild(self) -> None:
-        self._slots: list[SkillDocument | None] = []
-        self._slot_of: dict[int, int] = {}
+    def _reset(self) -> None:
         self._postings: dict[str, tuple[array[int], array[float]]] = {}
         self._norms = array("f")
-        self._alive = array("b")
         self._tags: dict[str, array[int]] = {}
-        self._dead = 0
         self._rank_version = -1
         self._rank: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(0, dtype=np.int64)
-        for doc in self.index:
+
+    def _add_all(self, docs: list[SkillDocument]) -> None:
+        for doc in docs:
             self._add(doc)
 
     def _add(self, doc: SkillDocument) -> None:
-        slot = len(self._slots)
-        self._slots.append(doc)
-        self._slot_of[id(doc)] = slot
+        slot = self._claim(doc)
         tok = self.tokenizer
         body = set(tokenize(doc.body, tok))
         weights = dict.fromkeys(body, BODY_WEIGHT)
@@ -260,25 +256,8 @@ class SkillSearch:
             entry[0].append(slot)
             entry[1].append(weight)
         self._norms.append(_norm(len(body)))
-        self._alive.append(1)
         for tag in {ascii_lower(t) for t in doc.tags}:
             self._tags.setdefault(tag, array("i")).append(slot)
-
-    def _remove(self, doc: SkillDocument) -> None:
-        slot = self._slot_of.pop(id(doc), None)
-        if slot is None:
-            return
-        self._slots[slot] = None
-        self._alive[slot] = 0
-        self._dead += 1
-        if self._dead > 1000 and self._dead > len(self._slot_of):
-            self._rebuild()  # mostly dead: compact
-
-    def _on_change(self, change: str, doc: SkillDocument) -> None:
-        if change == "add":
-            self._add(doc)
-        else:
-            self._remove(doc)
 
     def _ranks(self) -> np.ndarray[Any, np.dtype[np.int64]]:
         """Each slot's position in the index's (name, path) order, recomputed after changes."""
@@ -350,11 +329,7 @@ class SkillSearch:
 
 def search_for(index: SkillIndex, tokenizer: Tokenizer = "ascii") -> SkillSearch:
     """The index's inverted index for `tokenizer`, built on first use and kept current."""
-    cache: dict[str, SkillSearch] = index.__dict__.setdefault("_searches", {})
-    search = cache.get(tokenizer)
-    if search is None:
-        search = cache[tokenizer] = SkillSearch(index, tokenizer)
-    return search
+    return cached_search(index, tokenizer, lambda i: SkillSearch(i, tokenizer))
 
 
 def prepare(index: SkillIndex, scorer: ScorerName, tokenizer: Tokenizer = "ascii") -> None:
