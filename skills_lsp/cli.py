@@ -20,7 +20,8 @@ from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.semantic import ScorerUnavailable
+from skills_lsp.core.selection import OPTIONAL_SCORERS
+from skills_lsp.core.semantic import VECTORS, ScorerUnavailable
 
 if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
     from skills_lsp.core.index import SkillIndex
@@ -373,6 +374,17 @@ def _index(args: argparse.Namespace) -> SkillIndex:
     return load_workspace_index(root, config.roots_for(root), config.max_depth)
 
 
+def _keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
+    """Semantic scorers: reuse skill vectors saved by earlier runs, in the workspace's cache
+    folder (the one `check` uses); main() saves what this run adds."""
+    if not any(s in OPTIONAL_SCORERS for s in scorers):
+        return
+    from skills_lsp.core.semantic import VECTOR_FILE
+
+    root, config = _workspace(args)
+    VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
+
+
 def _tags(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
@@ -400,6 +412,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
     index = _index(args)
+    _keep_vectors(args, [args.scorer])
     min_score = DEFAULT_MIN_SCORE[args.scorer] if args.min_score is None else args.min_score
     policy = SelectionPolicy(
         args.top_k,
@@ -500,6 +513,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
     cases, problems = load_query_file(query_file)
     index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    _keep_vectors(args, [args.scorer or config.scorer])
     results = run_cases(index, cases, scorer=args.scorer or config.scorer)
     failed = sum(not r.passed for r in results)
     if args.format == "json":
@@ -571,6 +585,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for p in problems:
         err.write(f"{_display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
     index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    _keep_vectors(args, scorers)
     evaluated = [evaluate(index, cases, scorer) for scorer in scorers]
     reports = [r.to_json() for r in evaluated]
     calibrations = (
@@ -831,3 +846,5 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
+    finally:
+        VECTORS.flush()  # what `_keep_vectors` attached; nothing when no embedding was made

@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
+import tempfile
 import threading
+import zipfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,6 +50,7 @@ INSTALL_HINT = "pip install 'skills-lsp[semantic]'"
 BODY_CHARS = 2000
 HYBRID_BM25F_WEIGHT = 0.4  # tuned on benchmarks/routing/ (benchmarks/README.md)
 _DECIMALS = 6
+_EMBED_BATCH = 256  # texts tokenized at once: 20,000 at once peaked at 1.5 GiB
 _CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
 
 Vector = np.ndarray[Any, np.dtype[np.float32]]
@@ -74,14 +78,16 @@ class EmbeddingModel:
         if not texts:
             return out
         last = self.matrix.shape[0] - 1
-        for row, encoding in enumerate(self.tokenizer.encode_batch(texts, add_special_tokens=False)):
-            ids = np.asarray(encoding.ids, dtype=np.int64)
-            if not len(ids):
-                continue
-            mean = self.matrix[np.clip(ids, 0, last)].mean(axis=0, dtype=np.float64)
-            norm = float(np.linalg.norm(mean))
-            if norm > 0:
-                out[row] = (mean / norm).astype(np.float32)
+        for start in range(0, len(texts), _EMBED_BATCH):  # batches: tokenizer output is large
+            batch = self.tokenizer.encode_batch(texts[start : start + _EMBED_BATCH], add_special_tokens=False)
+            for row, encoding in enumerate(batch, start):
+                ids = np.asarray(encoding.ids, dtype=np.int64)
+                if not len(ids):
+                    continue
+                mean = self.matrix[np.clip(ids, 0, last)].mean(axis=0, dtype=np.float64)
+                norm = float(np.linalg.norm(mean))
+                if norm > 0:
+                    out[row] = (mean / norm).astype(np.float32)
         return out
 
 
@@ -137,7 +143,11 @@ def skill_text(doc: SkillDocument) -> str:
 
 
 class VectorCache:
-    """Skill vectors by the SHA-256 of the embedded text and the model; thread-safe, bounded."""
+    """Skill vectors by the SHA-256 of the embedded text and the model; thread-safe, bounded.
+
+    In memory by default. `attach(file)` also reads vectors saved by an earlier run and makes
+    `flush()` write the cache back (atomically, only when it learned something), so a CLI run or
+    a server restart over 20,000 skills does not embed them all again (about 6 s)."""
 
     def __init__(self, limit: int = _CACHE_LIMIT) -> None:
         self.limit = limit
@@ -145,6 +155,8 @@ class VectorCache:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self.file: Path | None = None
+        self._dirty = False
 
     @staticmethod
     def key(model: EmbeddingModel, text: str) -> str:
@@ -162,12 +174,59 @@ class VectorCache:
             with self._lock:
                 for row, i in enumerate(missing):
                     found[i] = self._vectors[keys[i]] = fresh[row]
+                self._dirty = True
                 while len(self._vectors) > self.limit:
                     self._vectors.popitem(last=False)
         return [v for v in found if v is not None]
 
+    def attach(self, file: Path) -> None:
+        """Read the vectors saved in `file` (a missing or unreadable file is an empty one) and
+        save there from now on."""
+        if self.file == file:
+            return
+        self.file = file
+        keys: list[bytes] = []
+        try:
+            with np.load(file, allow_pickle=False) as saved:
+                keys, rows = saved["keys"].tolist(), saved["vectors"]
+            if rows.ndim != 2 or len(keys) != len(rows):
+                keys = []
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            keys = []  # a cache, not data: start afresh and overwrite it on flush
+        with self._lock:
+            known = len(self._vectors)
+            for key, row in zip(keys, rows if keys else [], strict=True):
+                self._vectors.setdefault(key.decode("ascii"), row)
+            # Vectors this process already had that the file lacks: worth writing.
+            self._dirty = self._dirty or len(self._vectors) > len(keys) or known > len(keys)
+            while len(self._vectors) > self.limit:
+                self._vectors.popitem(last=False)
+
+    def flush(self) -> None:
+        """Write the cache to the attached file if it learned a vector since; errors are quiet
+        (a read-only workspace still gets its scores)."""
+        file = self.file
+        if file is None or not self._dirty:
+            return
+        with self._lock:
+            keys = np.array([k.encode("ascii") for k in self._vectors], dtype="S64")
+            rows = np.array(list(self._vectors.values()), dtype=np.float32)
+            self._dirty = False
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            gitignore = file.parent / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+            fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".vectors-", suffix=".npz")
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(handle, keys=keys, vectors=rows)
+            os.replace(tmp, file)
+        except OSError:
+            self._dirty = True  # try again on the next flush
+
 
 VECTORS = VectorCache()
+VECTOR_FILE = "vectors.npz"  # in the workspace's .skills-lsp-cache/, beside check.json
 
 
 class SemanticSearch(SlottedSearch):

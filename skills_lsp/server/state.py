@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skills_lsp.core.check import Manifest, load_manifest
+from skills_lsp.core.check import Manifest, default_cache_dir, load_manifest
 from skills_lsp.core.config import SCORER_CHOICES, Config, find_config, load_config, parse_config
 from skills_lsp.core.discovery import is_convention_file, kind_of
 from skills_lsp.core.frontmatter import Document, parse_text
@@ -30,7 +30,8 @@ from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.scoring import prepare, search_for
-from skills_lsp.core.semantic import ScorerUnavailable
+from skills_lsp.core.selection import OPTIONAL_SCORERS
+from skills_lsp.core.semantic import VECTOR_FILE, VECTORS, ScorerUnavailable
 from skills_lsp.core.tool_registry import parse_tool_manifest
 from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
@@ -156,7 +157,10 @@ class State:
         # Built here, off the event loop: the first lens or hover must not stall the editor (the
         # configured scorer's index too: bm25f and semantic take seconds over 20,000 skills).
         try:
+            if config.scorer in OPTIONAL_SCORERS:  # skill vectors saved by earlier sessions
+                VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
             prepare(index, scorer_name(config.scorer))
+            VECTORS.flush()
         except (ScorerUnavailable, ValueError):
             search_for(index)  # results() reports the missing extra where the user will see it
         manifest, manifest_problems = load_manifest(root, config)

@@ -216,3 +216,22 @@ def test_eval_without_the_extra_runs_the_scorers_it_has() -> None:
     assert [r["scorer"] for r in json.loads(out)["scorers"]] == ["lexical", "bm25f"]
     code, out, _ = run("select", "fill in the pdf form", "--root", str(EXAMPLES), "--scorer", "bm25f")
     assert code == 0 and "pdf-form-filling" in out
+
+
+def test_semantic_commands_keep_skill_vectors_for_the_next_run(tmp_path: Path) -> None:
+    import shutil
+
+    from skills_lsp.core import semantic
+
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXAMPLES, workspace)
+    (workspace / "skills-lsp.toml").write_text('scorer = "semantic"\n', encoding="utf-8")
+    saved = workspace / ".skills-lsp-cache" / semantic.VECTOR_FILE
+    code, out, _ = run("select", "fill in the pdf form", "--root", str(workspace), "--scorer", "semantic")
+    assert code == 0 and "pdf-form-filling" in out
+    assert saved.is_file()  # beside the config, where `check` keeps its cache
+    code, _, _ = run("test", "--root", str(workspace))
+    assert code in (0, 1)
+    fresh = semantic.VectorCache()  # what the next process finds: every skill of the workspace
+    fresh.attach(saved)
+    assert len(fresh._vectors) >= 10

@@ -307,6 +307,51 @@ def test_the_cache_is_keyed_by_text_and_bounded() -> None:
     assert norms == pytest.approx([1.0] * 5, abs=1e-5)  # unit vectors: cosine is a dot product
 
 
+def test_vectors_saved_to_a_file_come_back_in_the_next_process(tmp_path: Path) -> None:
+    model = semantic.load_model()
+    file = tmp_path / ".skills-lsp-cache" / semantic.VECTOR_FILE
+    texts = [f"saved {i} {uuid.uuid4().hex}" for i in range(4)]
+    first = semantic.VectorCache()
+    first.attach(file)  # no file yet: an empty cache
+    made = first.vectors(model, texts)
+    first.flush()
+    assert file.is_file() and (file.parent / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+    stamp = file.stat().st_mtime_ns
+    first.flush()  # nothing learned since: the file is not written again
+    assert file.stat().st_mtime_ns == stamp
+    second = semantic.VectorCache()  # as a new process would
+    second.attach(file)
+    again = second.vectors(model, texts)
+    assert (second.hits, second.misses) == (4, 0)
+    for a, b in zip(made, again, strict=True):
+        assert (a == b).all()
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip file", b"PK\x03\x04broken"])
+def test_an_unreadable_vector_file_is_an_empty_cache_and_is_replaced(tmp_path: Path, content: bytes) -> None:
+    model = semantic.load_model()
+    file = tmp_path / semantic.VECTOR_FILE
+    file.write_bytes(content)
+    cache = semantic.VectorCache()
+    cache.attach(file)
+    cache.vectors(model, ["one text"])
+    assert cache.misses == 1
+    cache.flush()
+    fresh = semantic.VectorCache()
+    fresh.attach(file)
+    assert fresh.vectors(model, ["one text"]) and (fresh.hits, fresh.misses) == (1, 0)
+
+
+def test_a_cache_folder_that_cannot_be_written_is_quiet(tmp_path: Path) -> None:
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x", encoding="utf-8")
+    cache = semantic.VectorCache()
+    cache.attach(blocker / semantic.VECTOR_FILE)  # its folder cannot be created
+    cache.vectors(semantic.load_model(), [f"quiet {uuid.uuid4().hex}"])
+    cache.flush()  # no exception: the scores are what matters
+    assert blocker.read_text(encoding="utf-8") == "x"
+
+
 # --- without the extra --------------------------------------------------------------------------
 
 
