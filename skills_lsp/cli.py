@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -16,12 +17,11 @@ from urllib.parse import quote
 from skills_lsp._version import __version__
 from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
 from skills_lsp.core.config import SCORER_CHOICES, Config
+from skills_lsp.core.extras import ScorerUnavailable
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.profiles import PROFILES
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.selection import OPTIONAL_SCORERS
-from skills_lsp.core.semantic import VECTORS, ScorerUnavailable
 
 if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
     from skills_lsp.core.index import SkillIndex
@@ -377,9 +377,9 @@ def _index(args: argparse.Namespace) -> SkillIndex:
 def _keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
     """Semantic scorers: reuse skill vectors saved by earlier runs, in the workspace's cache
     folder (the one `check` uses); main() saves what this run adds."""
-    if not any(s in OPTIONAL_SCORERS for s in scorers):
+    if not any(s in ("semantic", "hybrid") for s in scorers):
         return
-    from skills_lsp.core.semantic import VECTOR_FILE
+    from skills_lsp.core.semantic import VECTOR_FILE, VECTORS
 
     root, config = _workspace(args)
     VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
@@ -413,6 +413,8 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--top-k must be 0 or more")
     index = _index(args)
     _keep_vectors(args, [args.scorer])
+    if args.min_score is not None and not math.isfinite(args.min_score):
+        raise UsageError(f"--min-score must be a number, not {args.min_score}")
     min_score = DEFAULT_MIN_SCORE[args.scorer] if args.min_score is None else args.min_score
     policy = SelectionPolicy(
         args.top_k,
@@ -446,13 +448,14 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         hits = _explain_json(args.query, index, match, args.tokenizer, args.scorer)
         if args.scorer != "lexical":
+            if args.scorer == "semantic":
+                out.write("     cosine similarity of meaning (name, description, tags, body start)\n")
+                continue
             for field_name, words in hits.get("shared_words", {}).items():
                 if words:
                     out.write(f"     {field_name:<11} {' '.join(words)}\n")
             if "semantic" in hits:
                 out.write(f"     bm25f {hits['bm25f']:.4f}, semantic {hits['semantic']:.4f}\n")
-            elif args.scorer == "semantic":
-                out.write("     cosine similarity of meaning (name, description, body start)\n")
             continue
         from skills_lsp.core.scoring import FIELD_WEIGHTS
 
@@ -475,6 +478,8 @@ def _explain_json(
 
     document = index.find_by_id(match.skill.id)
     assert document is not None
+    if scorer == "semantic":  # no words to show: meaning, not vocabulary
+        return {"embedded": "name, description, tags, body start"}
     if scorer != "lexical":
         from skills_lsp.core.bm25 import matched_terms
 
@@ -598,32 +603,50 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(payload, indent=2) + "\n")
         return 0
     out.write(f"{len(index)} skills, {len(cases)} cases\n\n")
-    columns = ("top-1", "top-3", "paraphr.", "routed", "turned away", "none FA", "AUROC", "p50 ms", "p95 ms")
-    widths = (6, 6, 8, 6, 11, 7, 6, 7, 7)
-    cells = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
-    out.write(f"{'scorer':<9} {'min':>5} {cells}\n")
+    columns = (
+        ("top-1", "top1_accuracy", 6),
+        ("top-3", "top3_recall", 6),
+        ("direct", "direct_top1_accuracy", 6),
+        ("paraphr.", "paraphrased_top1_accuracy", 8),
+        ("routed", "routed_accuracy", 6),
+        ("turned away", "answerable_rejected_rate", 11),
+        ("none FA", "none_false_accept_rate", 7),
+    )
+    header = " ".join(f"{title:>{width}}" for title, _, width in columns)
+    out.write(f"{'scorer':<9} {'min':>6} {header}  {'AUROC':>6} {'p50 ms':>7} {'p95 ms':>7}\n")
     for r in reports:
+        cells = " ".join(
+            f"{'n/a' if r[key] is None else format(r[key], '.1%'):>{width}}" for _, key, width in columns
+        )
+        auroc = "n/a" if r["auroc"] is None else f"{r['auroc']:.3f}"
         out.write(
-            f"{r['scorer']:<9} {r['threshold']:>5.2f} {r['top1_accuracy']:>6.1%} {r['top3_recall']:>6.1%} "
-            f"{r['paraphrased_top1_accuracy']:>8.1%} {r['routed_accuracy']:>6.1%} "
-            f"{r['answerable_rejected_rate']:>11.1%} {r['none_false_accept_rate']:>7.1%} {r['auroc']:>6.3f} "
+            f"{r['scorer']:<9} {_threshold(float(r['threshold'] or 0.0)):>6} {cells}  {auroc:>6} "
             f"{r['latency_p50_ms']:>7.2f} {r['latency_p95_ms']:>7.2f}\n"
         )
     out.write(
-        "\ntop-1: the first skill is right; top-3: a right one is in the first three; paraphr.: top-1 on "
-        "requests worded without the skill's words;\nrouted: the skill selected at the scorer's min_score "
-        "is right; turned away: answerable requests whose top score is under min_score;\nnone FA: "
-        "`expect: none` requests whose top score reaches min_score; AUROC: top score, answerable vs none.\n"
+        "\ntop-1: the first skill is right; top-3: a right one is in the first three; direct / "
+        "paraphr.: top-1 on requests using / avoiding the skill's words;\nrouted: the skill selected "
+        "at the scorer's min_score is right; turned away: answerable requests whose top score is under "
+        "min_score;\nnone FA: `expect: none` requests whose top score reaches min_score; AUROC: top "
+        "score, answerable vs none; n/a: no such case in the file.\n"
     )
     if calibrations:
         out.write(f"\nCalibration: the lowest min_score with none false accepts <= {args.calibrate:.0%}\n")
         for c in calibrations:
+            routed = "n/a" if c["routed_accuracy"] is None else f"{c['routed_accuracy']:.1%}"
+            away = "n/a" if c["answerable_rejected_rate"] is None else f"{c['answerable_rejected_rate']:.1%}"
+            fa = "n/a" if c["none_false_accept_rate"] is None else f"{c['none_false_accept_rate']:.1%}"
             out.write(
-                f"{c['scorer']:<9} min_score {c['threshold']:.4g}: "
-                f"none FA {c['none_false_accept_rate']:.1%}, routed {c['routed_accuracy']:.1%}, "
-                f"turned away {c['answerable_rejected_rate']:.1%}\n"
+                f"{c['scorer']:<9} min_score {_threshold(float(c['threshold'] or 0.0))}: none FA {fa}, "
+                f"routed {routed}, turned away {away}\n"
             )
     return 0
+
+
+def _threshold(value: float) -> str:
+    """A min_score as a user would type it back: 0..1 ones on their 0.01 grid; lexical ones in
+    full (a float32 just above a score must not print rounded below it)."""
+    return f"{value:.2f}" if value <= 1.0 and round(value, 2) == value else repr(value)
 
 
 _TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -847,4 +870,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
     finally:
-        VECTORS.flush()  # what `_keep_vectors` attached; nothing when no embedding was made
+        semantic = sys.modules.get("skills_lsp.core.semantic")  # loaded only by scoring commands
+        if semantic is not None:
+            semantic.VECTORS.flush()  # what `_keep_vectors` attached; nothing if nothing new

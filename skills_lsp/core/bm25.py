@@ -191,6 +191,7 @@ STOP_WORDS = frozenset(
 # character at a time, because this regex is most of the cost of indexing a large workspace.
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_SPLIT = re.compile(f"({_CJK.pattern})")
 
 
 def stem(word: str) -> str:
@@ -219,7 +220,13 @@ def stem(word: str) -> str:
 def _word_terms(word: str) -> tuple[str, ...]:
     """One case-folded word as bm25f terms (cached: skill text repeats its words a great deal)."""
     if not word.isascii() and _CJK.search(word):
-        return tuple(_CJK.findall(word))
+        # Each CJK character is a term; Latin runs inside (`审计Docker镜像`) are words again.
+        return tuple(
+            term
+            for piece in _CJK_SPLIT.split(word)
+            if piece
+            for term in ((piece,) if _CJK.fullmatch(piece) else _word_terms(piece))
+        )
     word = word.replace("'", "")
     if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
         return ()
@@ -366,11 +373,11 @@ class Bm25fSearch(SlottedSearch):
             if len(slots):
                 total[slots] += repeat * contribution  # a word is in a slot's postings once
         evidence = total / self._idf(1)
-        return evidence / (evidence + 1.0)
+        # Rounded as semantic's are: 6 decimals are plenty, and equal matches tie exactly.
+        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
+        return scaled
 
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
-        if not terms(query) and not policy.include_tags:
-            return []
         return ranked(self._slots, self.alive(), self.scores(query), policy)
 
 

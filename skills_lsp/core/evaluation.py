@@ -19,9 +19,12 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.queries import QueryCase
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS, ScorerName, SelectionPolicy, select_skills
+from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.selection import scorer_name
 
 DEFAULT_THRESHOLDS = DEFAULT_MIN_SCORE
 RANKED = 3
@@ -51,23 +54,28 @@ class ScorerReport:
     def rate(self, hits: int, total: int) -> float:
         return hits / total if total else 0.0
 
-    def to_json(self) -> dict[str, float | int | str]:
+    @staticmethod
+    def share(hits: int, total: int) -> float | None:
+        """hits / total, or None ("n/a") when there is nothing to count."""
+        return hits / total if total else None
+
+    def to_json(self) -> dict[str, float | int | str | None]:
         ordered = sorted(self.latencies_ms) or [0.0]
         return {
             "scorer": self.scorer,
             "threshold": self.threshold,
             "answerable": self.answerable,
-            "top1_accuracy": self.rate(self.top1, self.answerable),
-            "top3_recall": self.rate(self.top3, self.answerable),
-            "routed_accuracy": self.rate(self.routed, self.answerable),
-            "answerable_rejected_rate": self.rate(self.rejected, self.answerable),
+            "top1_accuracy": self.share(self.top1, self.answerable),
+            "top3_recall": self.share(self.top3, self.answerable),
+            "routed_accuracy": self.share(self.routed, self.answerable),
+            "answerable_rejected_rate": self.share(self.rejected, self.answerable),
             "paraphrased": self.paraphrased,
-            "paraphrased_top1_accuracy": self.rate(self.paraphrased_top1, self.paraphrased),
+            "paraphrased_top1_accuracy": self.share(self.paraphrased_top1, self.paraphrased),
             "direct": self.direct,
-            "direct_top1_accuracy": self.rate(self.direct_top1, self.direct),
+            "direct_top1_accuracy": self.share(self.direct_top1, self.direct),
             "none_cases": self.nones,
-            "none_false_accept_rate": self.rate(self.false_accepts, self.nones),
-            "auroc": self.auroc,
+            "none_false_accept_rate": self.share(self.false_accepts, self.nones),
+            "auroc": self.auroc if self.answerable_tops and self.none_tops else None,
             "latency_p50_ms": statistics.median(ordered),
             "latency_p95_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))],
         }
@@ -80,11 +88,11 @@ class Calibration:
     scorer: str
     target_false_accept: float
     threshold: float
-    false_accept_rate: float
-    routed_accuracy: float
-    answerable_rejected_rate: float
+    false_accept_rate: float | None  # None: no such case to count
+    routed_accuracy: float | None
+    answerable_rejected_rate: float | None
 
-    def to_json(self) -> dict[str, float | str]:
+    def to_json(self) -> dict[str, float | str | None]:
         return {
             "scorer": self.scorer,
             "target_false_accept": self.target_false_accept,
@@ -95,13 +103,14 @@ class Calibration:
         }
 
 
-def outcome_at(report: ScorerReport, threshold: float) -> tuple[float, float, float]:
-    """(false-accept rate, routed accuracy, answerable rejected rate) if `threshold` applied."""
+def outcome_at(report: ScorerReport, threshold: float) -> tuple[float | None, float | None, float | None]:
+    """(false-accept rate, routed accuracy, answerable rejected rate) if `threshold` applied;
+    None where the report has no case of that kind."""
     fa = sum(t >= threshold and t > 0 for t in report.none_tops)
     routed = sum(right and t >= threshold for t, right in report.answerable_tops)
     rejected = sum(t < threshold or t <= 0 for t, _ in report.answerable_tops)
     total = len(report.answerable_tops)
-    return report.rate(fa, len(report.none_tops)), report.rate(routed, total), report.rate(rejected, total)
+    return report.share(fa, len(report.none_tops)), report.share(routed, total), report.share(rejected, total)
 
 
 def calibrate(report: ScorerReport, target: float) -> Calibration:
@@ -114,7 +123,10 @@ def calibrate(report: ScorerReport, target: float) -> Calibration:
         # Just above the first none case that must be turned away; scores in 0..1 get a 0.01 grid.
         bar = highest[allowed]
         # (rounded first: 0.29 * 100 is 28.999999999999996 in binary floating point)
-        threshold = (math.floor(round(bar * 100, 6)) + 1) / 100 if report.scorer != "lexical" else bar + 1e-6
+        if report.scorer == "lexical":  # the crate compares in float32: the next float32 up
+            threshold = float(np.nextafter(np.float32(bar), np.float32(np.inf)))
+        else:
+            threshold = (math.floor(round(bar * 100, 6)) + 1) / 100
     fa, routed, rejected = outcome_at(report, threshold)
     return Calibration(report.scorer, target, threshold, fa, routed, rejected)
 
@@ -178,10 +190,3 @@ def evaluate(
             report.direct_top1 += first
     report.auroc = auroc(positives, negatives)
     return report
-
-
-def scorer_name(scorer: str) -> ScorerName:
-    for name in SCORERS:
-        if name == scorer:
-            return name
-    raise ValueError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from skills_lsp.core import schema
+from skills_lsp.core.extras import ScorerUnavailable
 from skills_lsp.core.frontmatter import (
     YamlNode,
     duplicate_keys,
@@ -30,13 +31,13 @@ from skills_lsp.core.model import Finding, Range, Severity
 from skills_lsp.core.scoring import (
     DEFAULT_MIN_SCORE,
     SCORERS,
-    ScorerName,
     SelectionPolicy,
     SkillMatch,
     f32,
     select_skills,
 )
-from skills_lsp.core.semantic import HYBRID_BM25F_WEIGHT, ScorerUnavailable, hybrid_for
+from skills_lsp.core.selection import ScorerName, scorer_name
+from skills_lsp.core.semantic import HYBRID_BM25F_WEIGHT, hybrid_for
 
 QUERIES_CODE = "SK003"
 QUERIES_SCHEMA = "skill-queries.schema.json"
@@ -69,14 +70,6 @@ class QueryCase:
         return SelectionPolicy(
             max(self.top_k, 2), minimum, list(self.include_tags), list(self.exclude_tags), scorer=chosen
         )
-
-
-def scorer_name(scorer: str) -> ScorerName:
-    """`scorer` as a scorer name; ValueError listing the choices for anything else."""
-    for name in SCORERS:
-        if name == scorer:
-            return name
-    raise ValueError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
 
 
 @dataclass(frozen=True)
@@ -141,7 +134,10 @@ def run_case(
     if case.margin is not None:
         if hit != 0:
             return QueryResult(case, matches, False, f"a margin needs {wanted} first; it is number {hit + 1}")
-        runner = matches[1].score if len(matches) > 1 else 0.0
+        # The lead over the real runner-up, selected or not: under min_score it still competes
+        # (a 0..1 scorer gives nearly every skill some score).
+        ranking = select(index, case.query, replace(policy, top_k=2, min_score=0.0))
+        runner = ranking[1].score if len(ranking) > 1 else 0.0
         lead = matches[0].score - runner
         if lead < f32(case.margin):
             return QueryResult(
@@ -247,9 +243,15 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
     return cases, problems
 
 
-def explain_case(index: SkillIndex, case: QueryCase, top: int = 5, scorer: str = "lexical") -> str:
-    """Markdown: how the top skills score for a test query under `scorer`, and what every other
-    scorer installed here ranks first."""
+def explain_case(
+    index: SkillIndex,
+    case: QueryCase,
+    top: int = 5,
+    scorer: str = "lexical",
+    compare: Sequence[ScorerName] = SCORERS,
+) -> str:
+    """Markdown: how the top skills score for a test query under `scorer`, and what each scorer
+    of `compare` that is installed here ranks first."""
     policy = case.policy(scorer)
     threshold = policy.min_score
     tags = list(case.include_tags), list(case.exclude_tags)
@@ -270,7 +272,7 @@ def explain_case(index: SkillIndex, case: QueryCase, top: int = 5, scorer: str =
         lines.append(f"{rank}. **{match.skill.name}** {match.score:.3f}{below}")
         lines.append(f"   - {_why(case.query, document, scorer, parts.get(id(document)))}")
     firsts = []
-    for name in SCORERS:
+    for name in compare:
         rank_only = SelectionPolicy(1, 0.0, *tags, scorer=name)
         try:
             ranked = select_skills(index, case.query, rank_only)

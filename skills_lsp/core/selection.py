@@ -9,6 +9,7 @@ dispatches to them by `SelectionPolicy.scorer`.
 from __future__ import annotations
 
 import math
+import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,14 @@ OPTIONAL_SCORERS: tuple[ScorerName, ...] = ("semantic", "hybrid")
 DEFAULT_MIN_SCORE: dict[str, float] = {"lexical": 1.0, "bm25f": 0.45, "semantic": 0.28, "hybrid": 0.31}
 
 
+def scorer_name(scorer: str) -> ScorerName:
+    """`scorer` as a scorer name; ValueError listing the choices for anything else."""
+    for name in SCORERS:
+        if name == scorer:
+            return name
+    raise ValueError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
+
+
 @dataclass
 class SelectionPolicy:
     """The crate's SelectionPolicy (`top_k` 1, `min_score` 1.0 by default), plus our choices of
@@ -50,6 +59,14 @@ class SelectionPolicy:
             raise ValueError(f"unknown scorer {self.scorer!r}; choose from {', '.join(SCORERS)}")
         if math.isnan(self.min_score):
             self.min_score = DEFAULT_MIN_SCORE[self.scorer]
+
+    def with_scorer(self, scorer: ScorerName) -> SelectionPolicy:
+        """This policy for another scorer, with that scorer's default threshold (scores of
+        `lexical` and the 0..1 scorers are on different scales; `dataclasses.replace(policy,
+        scorer=...)` would keep the old threshold)."""
+        return SelectionPolicy(
+            self.top_k, math.nan, list(self.include_tags), list(self.exclude_tags), self.tokenizer, scorer
+        )
 
 
 @dataclass
@@ -179,7 +196,14 @@ Search = TypeVar("Search")
 def cached_search(index: SkillIndex, key: str, build: Callable[[SkillIndex], Search]) -> Search:
     """The index's search under `key`, built on first use; it follows the index from then on."""
     cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
-    if key not in cache:
-        cache[key] = build(index)
-    found: Search = cache[key]
+    found: Search | None = cache.get(key)
+    if found is None:
+        # One build per index and key even from two threads (each build subscribes to the
+        # index); searches already built are never waited for.
+        # Re-entrant: hybrid's build asks for bm25f's and semantic's.
+        with index.__dict__.setdefault("_searches_lock", threading.RLock()):
+            if key not in cache:
+                cache[key] = build(index)
+            found = cache[key]
+    assert found is not None
     return found

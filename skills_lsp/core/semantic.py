@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from skills_lsp.core.bm25 import Bm25fSearch, bm25f_for
+from skills_lsp.core.extras import SEMANTIC_INSTALL_HINT, ScorerUnavailable
 from skills_lsp.core.index import SkillDocument, SkillIndex
 from skills_lsp.core.selection import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
 
@@ -45,7 +46,7 @@ MODEL_PACKAGE = "wordllama"
 MODEL_NAME = "wordllama l2_supercat 256"
 _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
 _TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
-INSTALL_HINT = "pip install 'skills-lsp[semantic]'"
+INSTALL_HINT = SEMANTIC_INSTALL_HINT
 # The part of a body that describes a skill best is its start; past this the mean only blurs.
 BODY_CHARS = 2000
 HYBRID_BM25F_WEIGHT = 0.4  # tuned on benchmarks/routing/ (benchmarks/README.md)
@@ -54,10 +55,6 @@ _EMBED_BATCH = 256  # texts tokenized at once: 20,000 at once peaked at 1.5 GiB
 _CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
 
 Vector = np.ndarray[Any, np.dtype[np.float32]]
-
-
-class ScorerUnavailable(RuntimeError):
-    """The scorer needs an optional extra that is not installed (the message says which)."""
 
 
 @dataclass(frozen=True)
@@ -110,9 +107,17 @@ def model_files() -> tuple[Path, Path]:
     return weights, tokenizer
 
 
+_MODEL_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def load_model() -> EmbeddingModel:
     """The shipped model, loaded once per process (about 0.1 s, 32 MiB)."""
+    with _MODEL_LOCK:  # lru_cache alone lets two threads load it at once
+        return _load_model()
+
+
+def _load_model() -> EmbeddingModel:
     weights, tokenizer_file = model_files()
     try:
         from safetensors.numpy import load_file
@@ -143,7 +148,8 @@ def skill_text(doc: SkillDocument) -> str:
 
 
 class VectorCache:
-    """Skill vectors by the SHA-256 of the embedded text and the model; thread-safe, bounded.
+    """Skill vectors by the SHA-256 of the embedded text and the model; bounded (least recently
+    used first out); safe to share between threads (the server indexes in a worker thread).
 
     In memory by default. `attach(file)` also reads vectors saved by an earlier run and makes
     `flush()` write the cache back (atomically, only when it learned something), so a CLI run or
@@ -166,10 +172,13 @@ class VectorCache:
         keys = [self.key(model, t) for t in texts]
         with self._lock:
             found = [self._vectors.get(k) for k in keys]
-        missing = [i for i, v in enumerate(found) if v is None]
-        self.hits += len(texts) - len(missing)
-        self.misses += len(missing)
-        if missing:
+            for key, vector in zip(keys, found, strict=True):
+                if vector is not None:
+                    self._vectors.move_to_end(key)  # least recently used goes first
+            missing = [i for i, v in enumerate(found) if v is None]
+            self.hits += len(texts) - len(missing)
+            self.misses += len(missing)
+        if missing:  # embedded outside the lock: two threads may embed one text twice, harmlessly
             fresh = model.embed([texts[i] for i in missing])
             with self._lock:
                 for row, i in enumerate(missing):
@@ -247,7 +256,9 @@ class SemanticSearch(SlottedSearch):
         vectors = VECTORS.vectors(self.model, [skill_text(d) for d in docs])
         needed = len(self._slots) + len(docs)
         if needed > len(self._matrix):
-            grown = np.zeros((max(needed, 2 * len(self._matrix), 64), self.model.dimensions), np.float64)
+            # A quarter more each time: amortised appends without doubling 20,000 x 2 KiB rows.
+            size = max(needed, len(self._matrix) + len(self._matrix) // 4 + 64)
+            grown = np.zeros((size, self.model.dimensions), np.float64)
             grown[: len(self._slots)] = self._matrix[: len(self._slots)]
             self._matrix = grown
         for doc, vector in zip(docs, vectors, strict=True):

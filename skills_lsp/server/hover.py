@@ -31,8 +31,9 @@ def register(server: SkillsLanguageServer) -> None:
         if role is FileRole.QUERIES:
             for case in folder.cases:
                 if case.range.start.line <= position.line <= case.range.end.line:
-                    folder.results()  # settles which scorer is usable here
-                    text = explain_case(folder.index, case, scorer=folder.scorer)
+                    text = explain_case(
+                        folder.index, case, scorer=folder.scorer, compare=folder.comparable()
+                    )
                     if folder.scorer_problem:
                         text += f"\n\n_{folder.scorer_problem}; shown with bm25f._"
                     found = text, case.range

@@ -14,6 +14,7 @@ from typing import Any
 from skills_lsp.core.check import Manifest, default_cache_dir, load_manifest
 from skills_lsp.core.config import SCORER_CHOICES, Config, find_config, load_config, parse_config
 from skills_lsp.core.discovery import is_convention_file, kind_of
+from skills_lsp.core.extras import ScorerUnavailable
 from skills_lsp.core.frontmatter import Document, parse_text
 from skills_lsp.core.index import SkillIndex, document_from_text, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
@@ -24,18 +25,18 @@ from skills_lsp.core.queries import (
     load_query_file,
     parse_query_file,
     run_cases,
-    scorer_name,
 )
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
-from skills_lsp.core.scoring import prepare, search_for
-from skills_lsp.core.selection import OPTIONAL_SCORERS
-from skills_lsp.core.semantic import VECTOR_FILE, VECTORS, ScorerUnavailable
+from skills_lsp.core.scoring import prepare
+from skills_lsp.core.selection import OPTIONAL_SCORERS, SCORERS, ScorerName, scorer_name
+from skills_lsp.core.semantic import VECTOR_FILE, VECTORS
 from skills_lsp.core.tool_registry import parse_tool_manifest
 from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
 QUERY_FAILURE_CODE = "SK702"
+PREPARE_ALL_UP_TO = 2000  # skills: below this, building every scorer takes about a second
 
 
 class FileRole(enum.Enum):
@@ -80,7 +81,15 @@ class Folder:
     def scorer(self) -> str:
         """The scorer test queries, lenses and hovers use: the configured one, or bm25f in its
         place when that one needs an extra this environment lacks."""
+        if self._results is None:
+            self.results()  # settles scorer_problem
         return "bm25f" if self.scorer_problem else self.config.scorer
+
+    def comparable(self) -> list[ScorerName]:
+        """The scorers a hover compares: those whose index is built (never build one on the
+        event loop: seconds over 20,000 skills)."""
+        built = self.index.__dict__.get("_searches", {})
+        return [name for name in SCORERS if (name if name != "lexical" else "ascii") in built]
 
     def results(self) -> list[QueryResult]:
         """Every test query's result, computed once per change of the index or the queries."""
@@ -90,7 +99,7 @@ class Folder:
                 self.scorer_problem = None
             except ScorerUnavailable as error:
                 self.scorer_problem = f"scorer {self.config.scorer!r} is not available here: {error}"
-                self._results = run_cases(self.index, self.cases, scorer=self.scorer)
+                self._results = run_cases(self.index, self.cases, scorer="bm25f")
         return self._results
 
     def changed(self) -> None:
@@ -156,13 +165,17 @@ class State:
         index = load_workspace_index(root, config.roots_for(root), config.max_depth)
         # Built here, off the event loop: the first lens or hover must not stall the editor (the
         # configured scorer's index too: bm25f and semantic take seconds over 20,000 skills).
-        try:
-            if config.scorer in OPTIONAL_SCORERS:  # skill vectors saved by earlier sessions
-                VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
-            prepare(index, scorer_name(config.scorer))
-            VECTORS.flush()
-        except (ScorerUnavailable, ValueError):
-            search_for(index)  # results() reports the missing extra where the user will see it
+        # In a small workspace every scorer is built, so a hover can compare them all at once;
+        # in a large one (seconds each) the configured one, and bm25f in its place if need be.
+        wanted = list(SCORERS) if len(index) <= PREPARE_ALL_UP_TO else [scorer_name(config.scorer)]
+        for name in wanted:
+            try:
+                if name in OPTIONAL_SCORERS:  # skill vectors saved by earlier sessions
+                    VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
+                prepare(index, name)
+            except ScorerUnavailable:
+                prepare(index, "bm25f")  # what results() falls back to, and says so
+        VECTORS.flush()
         manifest, manifest_problems = load_manifest(root, config)
         query_path = root / config.query_file
         cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])

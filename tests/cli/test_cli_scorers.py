@@ -160,7 +160,8 @@ def test_select_explain_json_for_the_other_scorers(scorer: str) -> None:
     )
     rows = json.loads(out)
     assert code == 0 and rows[0]["name"] == "pdf-form-filling"
-    assert set(rows[0]["explain"]) == {"shared_words"}
+    # bm25f shows the words it matched; semantic has none to show, only what it embeds.
+    assert set(rows[0]["explain"]) == ({"shared_words"} if scorer == "bm25f" else {"embedded"})
 
 
 def test_select_explain_text() -> None:
@@ -180,7 +181,7 @@ def test_select_explain_text() -> None:
     code, out, _ = run(
         "select", "fill in the pdf form", "--root", str(EXAMPLES), "--scorer", "semantic", "--explain"
     )
-    assert code == 0 and "     cosine similarity of meaning (name, description, body start)" in out
+    assert code == 0 and "     cosine similarity of meaning (name, description, tags, body start)" in out
 
 
 def test_select_defaults_to_the_scorers_threshold() -> None:
@@ -235,3 +236,18 @@ def test_semantic_commands_keep_skill_vectors_for_the_next_run(tmp_path: Path) -
     fresh = semantic.VectorCache()  # what the next process finds: every skill of the workspace
     fresh.attach(saved)
     assert len(fresh._vectors) >= 10
+
+
+def test_the_cli_does_not_load_numpy_or_the_scorers_to_check() -> None:
+    # `skills-lsp check` runs on every save in CI and pre-commit: it must stay light.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import skills_lsp.cli"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert not {"numpy", "skills_lsp.core.semantic", "skills_lsp.core.bm25"} & loaded

@@ -93,6 +93,8 @@ def test_terms_drop_stop_words_and_stem() -> None:
     assert terms("I need to bill the client for invoices") == ["bill", "client", "invoic"]
     assert stem("changed") == stem("change") == stem("changing")
     assert terms("数据库") == ["数", "据", "库"]
+    # Latin words inside a CJK run are still words (they used to vanish).
+    assert terms("请审计Docker镜像") == ["请", "审", "计", "docker", "镜", "像"]
 
 
 def test_off_topic_requests_score_low_and_the_lexical_default_is_unchanged() -> None:

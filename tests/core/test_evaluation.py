@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from skills_lsp.core.evaluation import Calibration, ScorerReport, calibrate, evaluate, outcome_at
 from skills_lsp.core.index import load_workspace_index
 from skills_lsp.core.queries import QueryCase, load_query_file
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS
+from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS, f32
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -74,17 +75,19 @@ def test_calibration_reports_what_the_threshold_costs() -> None:
 
 
 def test_lexical_calibrates_just_above_the_score_to_turn_away() -> None:
-    # lexical scores are not 0..1: no grid, the first none case to turn away plus a hair.
+    # lexical scores are float32 and not 0..1: no grid; the next float32 above the first none
+    # case to turn away, since the crate compares min_score in float32.
     found = calibrate(report("lexical", [2.5, 1.2, 0.4], [(3.0, True), (1.2, True)]), 0.34)
-    assert found.threshold == pytest.approx(1.2 + 1e-6, abs=1e-12) and found.threshold > 1.2
+    above = float(np.nextafter(np.float32(1.2), np.float32(np.inf)))
+    assert found.threshold == above and f32(found.threshold) > f32(1.2)
     assert found.false_accept_rate == 1 / 3
     assert (found.routed_accuracy, found.answerable_rejected_rate) == (0.5, 0.5)
     assert calibrate(report("lexical", [2.5, 1.2, 0.4]), 0.0).threshold == pytest.approx(2.5 + 1e-6)
 
 
 def test_calibrate_without_cases() -> None:
-    empty = calibrate(report("semantic", []), 0.15)
-    assert (empty.threshold, empty.false_accept_rate, empty.routed_accuracy) == (0.0, 0.0, 0.0)
+    empty = calibrate(report("semantic", []), 0.15)  # nothing to count: n/a, not 0%
+    assert (empty.threshold, empty.false_accept_rate, empty.routed_accuracy) == (0.0, None, None)
     all_zero = calibrate(report("semantic", [0.0, 0.0], [(0.4, True)]), 0.0)
     assert (all_zero.threshold, all_zero.false_accept_rate, all_zero.routed_accuracy) == (0.0, 0.0, 1.0)
 
@@ -123,10 +126,11 @@ def test_calibrate_is_the_lowest_grid_threshold_within_the_target(
 ) -> None:
     r = report(scorer, nones, answerable)
     found = calibrate(r, target)
-    assert found.false_accept_rate <= target + 1e-12
+    assert (found.false_accept_rate is None) == (not nones)  # n/a without none cases
+    assert (found.false_accept_rate or 0.0) <= target + 1e-12
     assert abs(found.threshold * 100 - round(found.threshold * 100)) < 1e-9  # on the 0.01 grid
     if found.threshold > 0:  # one step lower lets too many none cases through
-        assert outcome_at(r, found.threshold - 0.01)[0] > target
+        assert (outcome_at(r, found.threshold - 0.01)[0] or 0.0) > target
     assert outcome_at(r, found.threshold) == (
         found.false_accept_rate,
         found.routed_accuracy,
@@ -140,7 +144,7 @@ def test_outcome_at() -> None:
     assert outcome_at(r, 0.3) == (0.5, 0.5, 0.25)  # a score equal to the threshold passes
     assert outcome_at(r, 0.0) == (0.5, 0.5, 0.25)  # a top score of 0 never passes, and is turned away
     assert outcome_at(r, 0.9) == (0.0, 0.0, 1.0)
-    assert outcome_at(report("bm25f", []), 0.5) == (0.0, 0.0, 0.0)
+    assert outcome_at(report("bm25f", []), 0.5) == (None, None, None)
 
 
 # --- evaluate on a small real index -------------------------------------------------------------

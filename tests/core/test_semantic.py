@@ -450,3 +450,33 @@ def test_explain_case_for_a_paraphrase(skills: SkillIndex) -> None:
         ", bm25f selects nothing, semantic ranks `kubernetes-deploy` first, "
         "hybrid ranks `kubernetes-deploy` first."
     )
+
+
+def test_with_scorer_takes_the_new_scorers_threshold() -> None:
+    lexical = SelectionPolicy(top_k=3, include_tags=["a"])
+    hybrid = lexical.with_scorer("hybrid")
+    assert (hybrid.top_k, hybrid.include_tags, hybrid.scorer) == (3, ["a"], "hybrid")
+    assert hybrid.min_score == DEFAULT_MIN_SCORE["hybrid"] and lexical.min_score == 1.0
+
+
+def test_a_margin_is_measured_against_the_real_runner_up() -> None:
+    # Under a 0..1 scorer nearly every skill scores something: a runner-up under min_score still
+    # competes, and the lead must be measured against it, not against 0.
+    from skills_lsp.core.queries import run_case
+
+    index = SkillIndex(
+        [
+            doc(1, "invoice-reconciliation", "Reconcile invoices against payments", "Match invoices."),
+            doc(2, "invoice-chasing", "Chase unpaid invoices by email", "Remind customers to pay."),
+        ]
+    )
+    query = "reconcile these invoices with the payments"
+    ranking = select_skills(index, query, SelectionPolicy(top_k=2, min_score=0.0, scorer="semantic"))
+    assert [m.skill.name for m in ranking] == ["invoice-reconciliation", "invoice-chasing"]
+    true_lead = ranking[0].score - ranking[1].score
+    between = (ranking[0].score + ranking[1].score) / 2  # the runner-up falls under min_score
+    case = QueryCase(query, ("invoice-reconciliation",), min_score=between, margin=true_lead + 0.01)
+    result = run_case(index, case, scorer="semantic")
+    assert not result.passed and f"leads by {true_lead:.3f}" in result.reason
+    enough = QueryCase(query, ("invoice-reconciliation",), min_score=between, margin=true_lead - 0.01)
+    assert run_case(index, enough, scorer="semantic").passed

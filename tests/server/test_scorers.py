@@ -32,10 +32,12 @@ EXAMPLES = REPO / "examples"
 PDF_QUERY = "Fill in the PDF form with the applicant's data from this JSON file"
 PIP_HINT = "pip install 'skills-lsp[semantic]'"
 FALLBACK = "Routing tests run with bm25f: scorer 'hybrid' is not available here: "
-# The one example query hybrid fails (its `min_score: 0.5` is high for hybrid); bm25f passes it.
-HYBRID_FAILURE = (
-    "Routing test fails: expected `broken-name-mismatch` or `Broken_Name`, but no skill scores 0.5 or more."
-)
+# The example queries hybrid fails: their `margin: 0.5` and `min_score: 0.5` were written for the
+# lexical scale (hybrid's true lead there is 0.446); bm25f passes both.
+HYBRID_FAILURES = [
+    "Routing test fails: leads by 0.446, less than the margin 0.5.",
+    "Routing test fails: expected `broken-name-mismatch` or `Broken_Name`, but no skill scores 0.5 or more.",
+]
 
 
 def hybrid_workspace(parent: Path) -> Path:
@@ -125,7 +127,7 @@ async def test_a_hybrid_workspace_routes_hovers_and_scores_with_hybrid(tmp_path:
         assert "shown with bm25f" not in text
         # The routing tests ran with hybrid: its one failure, and no fallback warning.
         found = await doc.diagnostics(until=lambda d: bool(warnings(d)))
-        assert [message for _, message in warnings(found)] == [HYBRID_FAILURE]
+        assert [message for _, message in warnings(found)] == HYBRID_FAILURES
         rows = await execute(client, "skillsLsp.scoreQuery", "fill in the pdf form from json data")
         assert rows[0]["name"] == "pdf-form-filling"
         assert {row["scorer"] for row in rows} == {"hybrid"}
@@ -174,7 +176,8 @@ def test_a_folder_uses_its_configured_scorer(tmp_path: Path) -> None:
         r.passed for r in run_cases(folder.index, folder.cases, scorer="hybrid")
     ]
     assert [r.case.query for r in results if not r.passed] == [
-        "Please summarise this pull request for review"
+        "Triage the new bug tickets and set a priority on each",
+        "Please summarise this pull request for review",
     ]
 
 
@@ -223,7 +226,7 @@ def test_the_fallback_ends_when_the_model_is_found_again(
     assert folder.scorer_problem is None and folder.scorer == "hybrid"
     queries = workspace / "skill-queries.yaml"
     _, findings = state.findings(queries, queries.read_text(encoding="utf-8"))
-    assert [f.message for f in findings if f.code == QUERY_FAILURE_CODE] == [HYBRID_FAILURE]
+    assert [f.message for f in findings if f.code == QUERY_FAILURE_CODE] == HYBRID_FAILURES
 
 
 def test_settings_choose_the_scorer_over_the_config(tmp_path: Path) -> None:
@@ -240,3 +243,16 @@ def test_loading_a_folder_builds_the_configured_scorers_index(tmp_path: Path) ->
     folder = State().load_folder(hybrid_workspace(tmp_path))
     searches = folder.index.__dict__.get("_searches", {})
     assert {"ascii", "bm25f", "semantic", "hybrid"} <= set(searches)
+
+
+def test_a_hover_compares_only_the_scorers_already_built(tmp_path: Path) -> None:
+    # Building bm25f or semantic takes seconds over 20,000 skills: a hover must never do it.
+    from skills_lsp.core.queries import explain_case
+
+    folder = State().load_folder(hybrid_workspace(tmp_path))
+    assert folder.comparable() == ["lexical", "bm25f", "semantic", "hybrid"]  # small: all built
+    folder.index.__dict__["_searches"].pop("semantic")
+    assert folder.comparable() == ["lexical", "bm25f", "hybrid"]
+    text = explain_case(folder.index, folder.cases[0], scorer="bm25f", compare=["lexical", "bm25f"])
+    last = text.splitlines()[-1]
+    assert last.startswith("Scorers: lexical ranks") and "semantic" not in last
