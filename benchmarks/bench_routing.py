@@ -4,9 +4,10 @@
                                        [--calibrate 0.15] [--format text|json]
 
 The labelled set is benchmarks/routing/ (skills written for this project and requests written the
-way users ask, half of them paraphrased, plus `expect: none` requests). Distractors come from
-benchmarks/generate_workspace.py (deterministic): they make the pool grow the way a real skills
-folder does, so the figures show what holds at 2,000+ skills. With --calibrate RATE it also
+way users ask, two thirds of the answerable ones paraphrased, plus `expect: none` requests).
+Distractors come from benchmarks/generate_workspace.py (deterministic): they make the pool grow
+the way a real skills folder does, so the figures show what holds at 2,000+ skills. With
+--calibrate RATE it also
 prints, per pool and scorer, the lowest min_score that keeps `expect: none` false accepts at most
 RATE, and what that threshold turns away. Scorers whose extra is not installed are skipped with a
 note. Reports only; exits 0.
@@ -48,6 +49,12 @@ def pool(distractors: int, scratch: Path) -> SkillIndex:
             if doc.kind.value != "convention":
                 index.upsert(doc)
     return index
+
+
+def threshold(value: float) -> str:
+    """0..1 thresholds on their 0.01 grid; lexical ones in full (rounding could fall below the
+    score the threshold must turn away)."""
+    return f"{value:.2f}" if value <= 1.0 and round(value, 2) == value else repr(value)
 
 
 def main() -> int:
@@ -104,7 +111,7 @@ def main() -> int:
         for r in results:
             c = r["calibration"]
             print(
-                f"{r['skills']:>7} {r['scorer']:<8} min_score {c['threshold']:<8.4g} none FA "
+                f"{r['skills']:>7} {r['scorer']:<8} min_score {threshold(c['threshold']):<18} none FA "
                 f"{c['none_false_accept_rate']:>6.1%}  routed {c['routed_accuracy']:>6.1%}  "
                 f"turned away {c['answerable_rejected_rate']:>6.1%}"
             )
