@@ -267,6 +267,27 @@ async def test_injector_plugin_respects_tag_filters(skills_root: Path) -> None:
     assert not plugin.injections
 
 
+async def injected(skills_root: Path, policy: SelectionPolicy, message: str) -> list[str]:
+    plugin = SkillInjectorPlugin(skills_root, policy=policy)
+    model = ScriptedModel(turns=["ok"])
+    await run_agent(LlmAgent(name="a", model=model), model, message, plugins=[plugin])
+    return [i.skill for i in plugin.injections]
+
+
+async def test_injector_plugin_routes_with_the_policys_scorer(skills_root: Path) -> None:
+    # The crate's lexical scorer matches the stop word "a" ("for a city") and injects weather into
+    # a request no skill handles; hybrid's calibrated threshold says "no skill".
+    joke = "tell me a joke about cats"
+    assert await injected(skills_root, SelectionPolicy(), joke) == ["weather"]
+    assert await injected(skills_root, SelectionPolicy(scorer="hybrid"), joke) == []
+    # A request sharing no word with the weather skill reaches it by meaning alone.
+    umbrella = "will I need an umbrella in Paris tomorrow?"
+    assert await injected(skills_root, SelectionPolicy(), umbrella) == []
+    assert await injected(skills_root, SelectionPolicy(scorer="semantic", min_score=0.2), umbrella) == [
+        "weather"
+    ]
+
+
 # --- coordinator binding ---------------------------------------------------------------------------
 
 
