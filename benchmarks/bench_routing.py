@@ -40,14 +40,16 @@ def _generator() -> Any:
 
 
 def pool(distractors: int, scratch: Path) -> SkillIndex:
-    """The labelled skills, plus `distractors` synthetic ones (convention files left out)."""
+    """The labelled skills, plus exactly `distractors` synthetic skills (the generator also writes
+    convention files, which are left out, so it is asked for a few more)."""
     index = load_workspace_index(ROUTING)
     if distractors:
         target = scratch / f"distractors-{distractors}"
-        _generator().generate(target, distractors, 7)
-        for doc in load_workspace_index(target):
-            if doc.kind.value != "convention":
-                index.upsert(doc)
+        _generator().generate(target, distractors + distractors // 10 + 20, 7)
+        skills = [doc for doc in load_workspace_index(target) if doc.kind.value != "convention"]
+        skills.sort(key=lambda doc: doc.sort_key())
+        for doc in skills[:distractors]:
+            index.upsert(doc)
     return index
 
 
