@@ -5,7 +5,7 @@ Usage::
 
     python benchmarks/lsp_latency.py [--skills 20000] [--seed 1] [--workspace DIR] [--keep]
         [--edits 100] [--completions 100] [--lens-rounds 20] [--timeout 60] [--index-timeout 600]
-        [--no-pull] [--server-cmd "python -m skills_lsp serve --stdio"] [--format text|json]
+        [--no-pull] [--server-cmd "python -m skills_lsp serve --stdio"] [--scorer S] [--format text|json]
 
 Steps:
 
@@ -1276,6 +1276,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="command that starts the server, split with shlex (default: this interpreter with "
         "-m skills_lsp serve --stdio, started from the repo root)",
     )
+    parser.add_argument(
+        "--scorer",
+        choices=("lexical", "bm25f", "semantic", "hybrid"),
+        help="the server's scorer setting (initializationOptions); default: the workspace config's",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="report format")
     args = parser.parse_args(argv)
     for name in ("skills", "edits", "completions", "lens_rounds"):
@@ -1337,6 +1342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         files, size = prime_page_cache(workspace)
         log(f"read {files:,} files ({size / 2**20:,.1f} MiB) to warm the OS page cache")
         fixtures = write_fixtures(workspace, manifest)
+        if args.scorer:  # lenses and hovers run the test queries with this scorer
+            fixtures.init_options["scorer"] = args.scorer
         log(
             f"wrote {', '.join(p.name for p in fixtures.written)} ({fixtures.query_cases} cases); "
             f"edited skill {fixtures.edited.path.relative_to(workspace)}"

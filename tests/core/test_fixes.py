@@ -257,3 +257,47 @@ def test_sk208_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None
     ((fixed, after),) = fixed_cases(case, tmp_path)
     assert data_of(fixed)["name"] == directory
     assert [f.code for f in after] == []
+
+
+# --- fixes that rewrite lines keep the comments on them -----------------------------------------
+
+
+def test_rewriting_allowed_tools_keeps_its_comments(tmp_path: Path) -> None:
+    case = Case(
+        "sk501-comments", "SK501", "agentskills", "my-skill/SKILL.md",
+        fm("name: my-skill", "description: Use when testing.", "allowed-tools:  # what the host binds",
+           "  - Read  # files", "  # shell, read-only", "  - 'Bash(git log:*)'"),
+        (4, 2, 6, 24),
+    )
+    ((fixed, after),) = fixed_cases(case, tmp_path, "Write as a space-separated string")
+    assert "SK501" not in [f.code for f in after]
+    assert data_of(fixed)["allowed-tools"] == "Read Bash(git log:*)"
+    assert "# what the host binds\n# files\n# shell, read-only\nallowed-tools: " in fixed
+
+
+def test_moving_a_key_under_metadata_keeps_its_comments(tmp_path: Path) -> None:
+    case = Case(
+        "sk401-comments", "SK401", "agentskills", "my-skill/SKILL.md",
+        fm("name: my-skill", "description: Use when testing.", "owner: me  # until March", "  # ask first"),
+        (3, 0, 3, 5),
+    )
+    for fixed, _ in fixed_cases(case, tmp_path, "Move"):
+        assert data_of(fixed)["metadata"] == {"owner": "me"}
+        assert "# until March\n# ask first\n" in fixed
+
+
+@pytest.mark.parametrize(
+    ("line", "comment"),
+    [
+        ("  - Read  # files", "# files"),
+        ("# whole line", "# whole line"),
+        ("  - 'Bash(echo #1)'  # quoted hash", "# quoted hash"),
+        ('key: "a # b"', None),
+        ("key: a#b", None),
+        ("key: it's # mine", "# mine"),
+    ],
+)
+def test_comment_of(line: str, comment: str | None) -> None:
+    from skills_lsp.core.rules.edits import comment_of
+
+    assert comment_of(line) == comment

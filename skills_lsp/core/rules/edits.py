@@ -65,6 +65,28 @@ def pair_lines(doc: Document, pair: YamlPair) -> Range:
     return Range(Position(start, 0), Position(end + 1, 0))
 
 
+def comment_of(line: str) -> str | None:
+    """The comment on a YAML line (`# ...`), if any: a `#` at the start or after a space or
+    tab, outside quotes."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"" and (i == 0 or line[i - 1] in " \t:[{,-"):
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[i:].rstrip()
+    return None
+
+
+def kept_comments(doc: Document, rng: Range, indent: str = "") -> str:
+    """The comments inside the whole lines of `rng`, one per line: what a fix that rewrites
+    those lines puts back, so nothing a user wrote is lost."""
+    comments = (comment_of(line) for line in doc.lines[rng.start.line : rng.end.line])
+    return "".join(f"{indent}{c}{doc.eol}" for c in comments if c)
+
+
 def find_pair(node: YamlNode, key_range: Range) -> YamlPair | None:
     """The pair, anywhere below `node`, whose key is at `key_range`."""
     todo = [node]
@@ -102,7 +124,8 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
         return None
     entry = f"{yaml_string(pair.name)}: {json.dumps(text, ensure_ascii=False)}{doc.eol}"
     metadata = doc.get("metadata")
-    delete = TextEdit(pair_lines(doc, pair), "")
+    lines = pair_lines(doc, pair)
+    delete = TextEdit(lines, kept_comments(doc, lines))  # its comments stay where they were
     if metadata is None:
         add = insert_before_close(doc, f"metadata:{doc.eol}  {entry}")
     elif metadata.value.kind == "mapping" and not metadata.value.flow and metadata.value.pairs:

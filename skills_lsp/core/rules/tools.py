@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from skills_lsp.core.frontmatter import Document, YamlPair
 from skills_lsp.core.model import Fix, Range, Severity, TextEdit
-from skills_lsp.core.rules.edits import pair_lines, replace, split_tools, yaml_string
+from skills_lsp.core.rules.edits import kept_comments, pair_lines, replace, split_tools, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
 
@@ -26,7 +26,7 @@ def as_string_fix(ctx: RuleContext, pair: YamlPair) -> Fix | None:
         return None
     text = " ".join(str(i.value).strip() for i in items if str(i.value).strip())
     rng = pair_lines(ctx.doc, pair)
-    new = f"allowed-tools: {yaml_string(text)}{ctx.doc.eol}"
+    new = f"{kept_comments(ctx.doc, rng)}allowed-tools: {yaml_string(text)}{ctx.doc.eol}"
     return Fix("Write as a space-separated string", (TextEdit(rng, new),))
 
 
@@ -35,7 +35,8 @@ def as_list_fix(ctx: RuleContext, pair: YamlPair) -> Fix:
     eol = ctx.doc.eol
     lines = "".join(f"  - {yaml_string(t)}{eol}" for t in tools)
     rng = pair_lines(ctx.doc, pair)
-    return Fix("Write as a YAML list", (TextEdit(rng, f"allowed-tools:{eol}{lines}"),))
+    new = f"{kept_comments(ctx.doc, rng)}allowed-tools:{eol}{lines}"
+    return Fix("Write as a YAML list", (TextEdit(rng, new),))
 
 
 @rule(
