@@ -33,7 +33,7 @@ from skills_lsp.core.validate import (
 )
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4  # bumped when findings change for the same file (SK104 on continuation lines)
 _CONTENT_PROBE = "sha256:"
 _PROBE_READ_LIMIT = 1024 * 1024
 

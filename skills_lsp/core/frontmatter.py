@@ -714,23 +714,50 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, lines: list[str], line_offset: in
         reason = f"{reason} ({exc.context})"
     if (exc.problem or "").startswith(_MAPPING_VALUES):
         match = _KEY_COLON.match(text)
-        if match and ": " in match.group(3):
+        key_line = line
+        if not (match and ": " in match.group(3)):
+            # `: ` on a continuation line of a plain value (`description: Extract tables.` then
+            # `  Use when: ...`): the value belongs to the key above it. A lone word before the
+            # colon (`  license: MIT`) is more likely a key indented by mistake: left to SK103.
+            prose = match is not None and not _KEY_WORD.fullmatch(match.group(2).strip())
+            key_line = _continued_from(lines, line, line_offset) if prose else -1
+            match = _KEY_COLON.match(lines[key_line]) if key_line >= 0 else None
+        if match and match.group(3)[0] not in "'\"|>[{&*!":
+            key_text = lines[key_line]
             start = len(match.group(1)) + len(match.group(2)) + 1
-            while start < len(text) and text[start] in " \t":
+            while start < len(key_text) and key_text[start] in " \t":
                 start += 1
-            value, end_line, end_col = _plain_value_extent(lines, line, start, last_line, len(match.group(1)))
-            return Problem(
-                P_UNQUOTED_COLON,
-                f"The value of `{match.group(2).strip()}` contains `: `, which YAML reads as a new key; "
-                "quote the value.",
-                Range.of(line, start, end_line, end_col),
-                {"value": value},
+            value, end_line, end_col = _plain_value_extent(
+                lines, key_line, start, last_line, len(match.group(1))
             )
+            if ": " in value and end_line >= line:
+                return Problem(
+                    P_UNQUOTED_COLON,
+                    f"The value of `{match.group(2).strip()}` contains `: `, which YAML reads as a new "
+                    "key; quote the value.",
+                    Range.of(key_line, start, end_line, end_col),
+                    {"value": value},
+                )
     end = min(col + 1, len(text)) if col < len(text) else col
     return Problem(P_YAML_SYNTAX, f"Invalid YAML: {reason}.", Range.of(line, col, line, end))
 
 
 _COMMENT = re.compile(r"[ \t]#")
+_KEY_WORD = re.compile(r"[\w.-]+")
+
+
+def _continued_from(lines: list[str], line: int, first_line: int) -> int:
+    """The line of the `key: value` whose plain value `line` continues, or -1: the nearest line
+    above indented less than `line`, with only deeper, non-blank, non-comment lines between."""
+    indent = len(lines[line]) - len(lines[line].lstrip(" \t"))
+    for number in range(line - 1, first_line - 1, -1):
+        text = lines[number]
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            return -1
+        if len(text) - len(text.lstrip(" \t")) < indent:
+            return number if _KEY_COLON.match(text) else -1
+    return -1
 
 
 def _plain_value_extent(

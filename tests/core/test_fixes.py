@@ -241,6 +241,14 @@ def test_sk104_fix_multiline_value(tmp_path: Path) -> None:
         assert data_of(fixed)["description"] == "Use when: x and more 🚀"
 
 
+def test_sk104_fix_colon_on_a_continuation_line(tmp_path: Path) -> None:
+    # The `: ` is on the second line of the value: YAML's error points there, the fix quotes the
+    # whole folded value.
+    for fixed, after in fixed_cases(BY_ID["sk104-continuation"], tmp_path):
+        assert [f.code for f in after] == [], fixed
+        assert data_of(fixed)["description"] == "Extract tables from PDFs. Use when: the user has a PDF 🚀"
+
+
 @pytest.mark.parametrize("directory", ["null", "2024"])
 def test_sk201_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None:
     case = Case("sk201-reserved", "SK201", "agentskills", f"{directory}/SKILL.md",
