@@ -75,6 +75,21 @@ def test_json_query_file() -> None:
     assert problems[0].message.startswith("Invalid JSON")
 
 
+def test_json_query_files_have_positions_too() -> None:
+    # Lenses sit on a case's query and problems point at the bad value, in JSON as in YAML.
+    text = (
+        '{\n  "cases": [\n    {"query": "fill the form", "expect": "pdf"},\n'
+        '    {"query": 3, "expect": "x"}\n  ]\n}\n'
+    )
+    cases, problems = parse_query_file(text, "q.json")
+    assert [c.query for c in cases] == ["fill the form"]
+    assert (cases[0].range.start.line, cases[0].range.start.character) == (2, 14)
+    assert [(p.range.start.line, p.range.start.character) for p in problems] == [(3, 14)]
+    # A file with tabs, which YAML will not read, still works, only without positions.
+    tabbed, problems = parse_query_file('{\n\t"cases": [{"query": "q", "expect": null}]\n}', "q.json")
+    assert problems == [] and tabbed[0].expects_none
+
+
 def test_pass_and_fail(index: SkillIndex) -> None:
     result = run_case(index, QueryCase("fill the pdf form", ("pdf-forms",), min_score=0.1))
     assert result.passed and result.winner and result.winner.skill.name == "pdf-forms"
