@@ -292,9 +292,10 @@ class Bm25fSearch(SlottedSearch):
         self._postings: dict[str, tuple[array[int], list[array[int]]]] = {}
         self._lengths = [array("f") for _ in FIELDS]
         self._totals = [0.0 for _ in FIELDS]
-        self._generation = 0
-        self._cached_generation = -1
+        # Per-word contributions, valid while the live count and the field totals (so idf's N and
+        # the average lengths) are what they were when cached; a change drops the words it touched.
         self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
+        self._cached_for: tuple[int, tuple[float, ...]] | None = None
         self._norms: list[np.ndarray[Any, Any]] | None = None
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
@@ -319,12 +320,14 @@ class Bm25fSearch(SlottedSearch):
             entry[0].append(slot)
             for f in range(len(FIELDS)):
                 entry[1][f].append(per_field[f])
-        self._generation += 1
+            self._contributions.pop(word, None)  # its document frequency changed
 
-    def _forget(self, slot: int) -> None:
-        self._generation += 1
-        for f in range(len(FIELDS)):
+    def _forget(self, slot: int, doc: SkillDocument) -> None:
+        for f, field in enumerate(FIELDS):
             self._totals[f] -= self._lengths[f][slot]
+            if self._contributions:
+                for word in terms(_field_text(doc, field)):
+                    self._contributions.pop(word, None)  # its document frequency changed
 
     def _idf(self, document_frequency: int) -> float:
         n = max(self._live, 1)
@@ -333,12 +336,15 @@ class Bm25fSearch(SlottedSearch):
     def _term_scores(self, word: str) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, Any]]:
         """(live slots holding `word`, idf x saturated field-weighted frequency for each).
 
-        Cached until the index changes (averages and idf move with every document); a batch of
-        queries against an unchanged index, the common case, then costs one gather per word."""
-        if self._generation != self._cached_generation:
+        Cached: a batch of queries costs one gather per word. An edit that keeps every field's
+        word count (typing inside a word, say) keeps N and the average lengths, so only the words
+        of the edited skill are computed again; any other change starts the cache afresh. Either
+        way a cached value is bit for bit what a fresh computation would give."""
+        key = (self._live, tuple(self._totals))
+        if key != self._cached_for:
             self._contributions.clear()
             self._norms = None
-            self._cached_generation = self._generation
+            self._cached_for = key
         cached = self._contributions.get(word)
         if cached is not None:
             return cached
@@ -348,12 +354,18 @@ class Bm25fSearch(SlottedSearch):
             return empty
         p = self.p
         weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
-        if self._norms is None:
+        if self._norms is None or len(self._norms[0]) < len(self._slots):
+            # Per-slot length normalisation; slots added since keep the same averages, so only
+            # theirs are computed (elementwise: the same values as computing all of them).
             bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
             averages = [max(t / max(self._live, 1), 1e-9) for t in self._totals]
-            self._norms = [
-                1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32) / averages[f]
+            done = 0 if self._norms is None else len(self._norms[0])
+            fresh = [
+                1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[done:] / averages[f]
                 for f in range(len(FIELDS))
+            ]
+            self._norms = fresh if self._norms is None else [
+                np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)
             ]
         slots = np.frombuffer(entry[0], dtype=np.int32)
         live = np.frombuffer(self._alive, dtype=np.int8)[slots].astype(bool)

@@ -153,8 +153,8 @@ class SlottedSearch:
         self._live += 1
         return slot
 
-    def _forget(self, slot: int) -> None:
-        """Hook: a slot died (its document left the index)."""
+    def _forget(self, slot: int, doc: SkillDocument) -> None:
+        """Hook: a slot died (`doc` left the index)."""
 
     def _remove(self, doc: SkillDocument) -> None:
         slot = self._slot_of.pop(id(doc), None)
@@ -163,7 +163,7 @@ class SlottedSearch:
         self._slots[slot] = None
         self._alive[slot] = 0
         self._live -= 1
-        self._forget(slot)
+        self._forget(slot, doc)
         dead = len(self._slots) - self._live
         if dead > self.COMPACT_AFTER and dead > self._live:
             self._rebuild()  # listeners run after the index changed: it holds the live set

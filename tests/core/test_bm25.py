@@ -155,3 +155,25 @@ def test_many_edits_compact_and_keep_results() -> None:
     fresh = SkillIndex(list(index))
     for query in ("pdf form", "invoice cleaning", "edit3"):
         assert ranking(index, query, policy) == ranking(fresh, query, policy)
+
+
+def test_edits_between_queries_give_exactly_a_fresh_builds_scores() -> None:
+    # Most edits keep every field's word count, and then only the edited skill's words are
+    # scored again: the rest of the cache must still be exactly right.
+    rng = random.Random(3)
+    bodies = {i: [rng.choice(WORDS) for _ in range(8)] for i in range(30)}
+
+    def version(i: int, step: int) -> SkillDocument:
+        return doc(i, f"s{i}", WORDS[i % len(WORDS)], " ".join(bodies[i]))
+
+    index = SkillIndex([version(i, 0) for i in bodies])
+    policy = SelectionPolicy(top_k=10, min_score=0.0, scorer="bm25f")
+    queries = ["pdf form", "invoice cleaning", "git release notes", "数据 query"]
+    for step in range(1, 400):
+        i = rng.randrange(30)
+        bodies[i][rng.randrange(len(bodies[i]))] = rng.choice(WORDS)  # same word count
+        if step % 9 == 0:
+            bodies[i].append(rng.choice(WORDS))  # and now and then a longer body
+        index.upsert(version(i, step))
+        query = queries[step % len(queries)]
+        assert ranking(index, query, policy) == ranking(SkillIndex(list(index)), query, policy), step
