@@ -75,9 +75,12 @@ class QueryCase:
 @dataclass(frozen=True)
 class QueryResult:
     case: QueryCase
-    matches: tuple[SkillMatch, ...]
+    matches: tuple[SkillMatch, ...]  # what the selector selects: at or above min_score
     passed: bool
     reason: str
+    # The second-ranked skill with a score above 0, selected or not: a runner-up under min_score
+    # still competes, and a margin is measured against it. None: read it from `matches`.
+    runner: SkillMatch | None = None
 
     @property
     def winner(self) -> SkillMatch | None:
@@ -85,6 +88,8 @@ class QueryResult:
 
     @property
     def runner_up(self) -> SkillMatch | None:
+        if self.runner is not None:
+            return self.runner
         return self.matches[1] if len(self.matches) > 1 else None
 
     @property
@@ -114,36 +119,36 @@ def run_case(
     index: SkillIndex, case: QueryCase, select: Selector = select_skills, scorer: str = "lexical"
 ) -> QueryResult:
     policy = case.policy(scorer)
-    matches = tuple(select(index, case.query, policy))
+    # One ranking without the threshold gives both the selection (its prefix at or above
+    # min_score, exactly what selecting with min_score returns) and the real runner-up.
+    ranking = tuple(select(index, case.query, replace(policy, min_score=0.0)))
+    bar = f32(policy.min_score) if policy.scorer == "lexical" else policy.min_score  # the crate: f32
+    matches = tuple(m for m in ranking if m.score >= bar)
+    # A runner-up is second to a selected winner; with nothing selected there is none.
+    runner = ranking[1] if matches and len(ranking) > 1 and ranking[1].score > 0 else None
+
+    def result(passed: bool, reason: str) -> QueryResult:
+        return QueryResult(case, matches, passed, reason, runner)
+
     if case.expects_none:
         if matches:
-            return QueryResult(
-                case, matches, False, f"expected no skill, but `{matches[0].skill.name}` is selected"
-            )
-        return QueryResult(case, matches, True, "no skill selected, as expected")
+            return result(False, f"expected no skill, but `{matches[0].skill.name}` is selected")
+        return result(True, "no skill selected, as expected")
     names = [m.skill.name for m in matches[: case.top_k]]
     hit = next((i for i, name in enumerate(names) if name in case.expect), None)
     wanted = " or ".join(f"`{n}`" for n in case.expect)
     if hit is None:
         if not matches:
-            return QueryResult(
-                case, matches, False, f"expected {wanted}, but no skill scores {policy.min_score} or more"
-            )
+            return result(False, f"expected {wanted}, but no skill scores {policy.min_score} or more")
         where = "first" if case.top_k == 1 else f"in the top {case.top_k}"
-        return QueryResult(case, matches, False, f"expected {wanted} {where}, got `{matches[0].skill.name}`")
+        return result(False, f"expected {wanted} {where}, got `{matches[0].skill.name}`")
     if case.margin is not None:
         if hit != 0:
-            return QueryResult(case, matches, False, f"a margin needs {wanted} first; it is number {hit + 1}")
-        # The lead over the real runner-up, selected or not: under min_score it still competes
-        # (a 0..1 scorer gives nearly every skill some score).
-        ranking = select(index, case.query, replace(policy, top_k=2, min_score=0.0))
-        runner = ranking[1].score if len(ranking) > 1 else 0.0
-        lead = matches[0].score - runner
+            return result(False, f"a margin needs {wanted} first; it is number {hit + 1}")
+        lead = matches[0].score - (runner.score if runner else 0.0)
         if lead < f32(case.margin):
-            return QueryResult(
-                case, matches, False, f"leads by {lead:.3f}, less than the margin {case.margin}"
-            )
-    return QueryResult(case, matches, True, "selected as expected")
+            return result(False, f"leads by {lead:.3f}, less than the margin {case.margin}")
+    return result(True, "selected as expected")
 
 
 def run_cases(

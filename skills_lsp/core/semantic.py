@@ -23,13 +23,14 @@ raises `ScorerUnavailable` with that instruction.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import tempfile
 import threading
-import zipfile
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -50,6 +51,7 @@ INSTALL_HINT = SEMANTIC_INSTALL_HINT
 # The part of a body that describes a skill best is its start; past this the mean only blurs.
 BODY_CHARS = 2000
 HYBRID_BM25F_WEIGHT = 0.4  # tuned on benchmarks/routing/ (benchmarks/README.md)
+DIMENSIONS = 256  # of the shipped model's vectors (and of every vector saved on disk)
 _DECIMALS = 6
 _EMBED_BATCH = 256  # texts tokenized at once: 20,000 at once peaked at 1.5 GiB
 _CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
@@ -152,8 +154,8 @@ class VectorCache:
     used first out); safe to share between threads (the server indexes in a worker thread).
 
     In memory by default. `attach(file)` also reads vectors saved by an earlier run and makes
-    `flush()` write the cache back (atomically, only when it learned something), so a CLI run or
-    a server restart over 20,000 skills does not embed them all again (about 6 s)."""
+    `flush()` write the cache back (atomically, only when the file would change), so a CLI run
+    or a server restart over 20,000 skills does not embed them all again (about 6 s)."""
 
     def __init__(self, limit: int = _CACHE_LIMIT) -> None:
         self.limit = limit
@@ -162,7 +164,7 @@ class VectorCache:
         self.hits = 0
         self.misses = 0
         self.file: Path | None = None
-        self._dirty = False
+        self._on_disk: set[str] = set()  # the keys the attached file holds
 
     @staticmethod
     def key(model: EmbeddingModel, text: str) -> str:
@@ -183,44 +185,41 @@ class VectorCache:
             with self._lock:
                 for row, i in enumerate(missing):
                     found[i] = self._vectors[keys[i]] = fresh[row]
-                self._dirty = True
                 while len(self._vectors) > self.limit:
                     self._vectors.popitem(last=False)
         return [v for v in found if v is not None]
 
     def attach(self, file: Path) -> None:
-        """Read the vectors saved in `file` (a missing or unreadable file is an empty one) and
-        save there from now on."""
-        if self.file == file:
-            return
-        self.file = file
-        keys: list[bytes] = []
-        try:
-            with np.load(file, allow_pickle=False) as saved:
-                keys, rows = saved["keys"].tolist(), saved["vectors"]
-            if rows.ndim != 2 or len(keys) != len(rows):
-                keys = []
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-            keys = []  # a cache, not data: start afresh and overwrite it on flush
+        """Read the vectors saved in `file` (a missing, unreadable or foreign file counts as
+        empty, and is overwritten on flush) and save there from now on. Attaching the same file
+        again reads it again: another process may have added to it."""
+        loaded = _read_vectors(file)
         with self._lock:
-            known = len(self._vectors)
-            for key, row in zip(keys, rows if keys else [], strict=True):
-                self._vectors.setdefault(key.decode("ascii"), row)
-            # Vectors this process already had that the file lacks: worth writing.
-            self._dirty = self._dirty or len(self._vectors) > len(keys) or known > len(keys)
+            self.file = file
+            for key, row in loaded:
+                self._vectors.setdefault(key, row)
+            self._on_disk = {key for key, _ in loaded}
             while len(self._vectors) > self.limit:
                 self._vectors.popitem(last=False)
 
-    def flush(self) -> None:
-        """Write the cache to the attached file if it learned a vector since; errors are quiet
-        (a read-only workspace still gets its scores)."""
+    def flush(self, keep: Collection[str] | None = None) -> None:
+        """Write the vectors (only those of `keep`, when given: one workspace's skills) to the
+        attached file, unless it holds exactly those already. Never raises: a read-only or
+        broken cache folder costs the next run its embedding time, nothing else."""
         file = self.file
-        if file is None or not self._dirty:
+        if file is None:
             return
         with self._lock:
-            keys = np.array([k.encode("ascii") for k in self._vectors], dtype="S64")
-            rows = np.array(list(self._vectors.values()), dtype=np.float32)
-            self._dirty = False
+            wanted = [
+                key
+                for key, vector in self._vectors.items()
+                if (keep is None or key in keep) and vector.shape == (DIMENSIONS,)
+            ]
+            if set(wanted) == self._on_disk:
+                return
+            keys = np.array([k.encode("ascii") for k in wanted], dtype="S64")
+            rows = np.array([self._vectors[k] for k in wanted], dtype=np.float32).reshape(-1, DIMENSIONS)
+        tmp: str | None = None
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
             gitignore = file.parent / ".gitignore"
@@ -230,8 +229,38 @@ class VectorCache:
             with os.fdopen(fd, "wb") as handle:
                 np.savez(handle, keys=keys, vectors=rows)
             os.replace(tmp, file)
-        except OSError:
-            self._dirty = True  # try again on the next flush
+            tmp = None
+            with self._lock:
+                self._on_disk = set(wanted)
+        except Exception:
+            pass
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+
+def _read_vectors(file: Path) -> list[tuple[str, Vector]]:
+    """(key, vector) pairs saved in `file`; [] for anything that is not what flush() writes."""
+    try:
+        with np.load(file, allow_pickle=False) as saved:
+            keys, rows = saved["keys"], saved["vectors"]
+        if (
+            keys.dtype != np.dtype("S64")
+            or keys.ndim != 1
+            or rows.dtype != np.float32
+            or rows.shape != (len(keys), DIMENSIONS)
+        ):
+            return []
+        return [(key.decode("ascii"), row) for key, row in zip(keys.tolist(), rows, strict=True)]
+    except Exception:
+        return []
+
+
+def workspace_keys(index: SkillIndex) -> set[str]:
+    """The cache keys of an index's skills: what `flush(keep=...)` saves for that workspace."""
+    model = load_model()
+    return {VectorCache.key(model, skill_text(doc)) for doc in index}
 
 
 VECTORS = VectorCache()

@@ -31,7 +31,7 @@ from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.scoring import prepare
 from skills_lsp.core.selection import OPTIONAL_SCORERS, SCORERS, ScorerName, scorer_name
-from skills_lsp.core.semantic import VECTOR_FILE, VECTORS
+from skills_lsp.core.semantic import VECTOR_FILE, VECTORS, workspace_keys
 from skills_lsp.core.tool_registry import parse_tool_manifest
 from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
@@ -168,14 +168,20 @@ class State:
         # In a small workspace every scorer is built, so a hover can compare them all at once;
         # in a large one (seconds each) the configured one, and bm25f in its place if need be.
         wanted = list(SCORERS) if len(index) <= PREPARE_ALL_UP_TO else [scorer_name(config.scorer)]
+        # Skill vectors are kept on disk only for a folder that chose an embedding scorer (the
+        # same file the CLI uses), and only that folder's.
+        keep_vectors = config.scorer in OPTIONAL_SCORERS
+        if keep_vectors:
+            cache_config = config if config.source is not None else replace(config, root=None)
+            VECTORS.attach(default_cache_dir([root], cache_config) / VECTOR_FILE)
         for name in wanted:
             try:
-                if name in OPTIONAL_SCORERS:  # skill vectors saved by earlier sessions
-                    VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
                 prepare(index, name)
             except ScorerUnavailable:
+                keep_vectors = False
                 prepare(index, "bm25f")  # what results() falls back to, and says so
-        VECTORS.flush()
+        if keep_vectors:
+            VECTORS.flush(keep=workspace_keys(index))
         manifest, manifest_problems = load_manifest(root, config)
         query_path = root / config.query_file
         cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])

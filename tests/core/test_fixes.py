@@ -303,9 +303,28 @@ def test_moving_a_key_under_metadata_keeps_its_comments(tmp_path: Path) -> None:
         ('key: "a # b"', None),
         ("key: a#b", None),
         ("key: it's # mine", "# mine"),
+        ("key: 'it''s # not a comment'", None),
+        ('key: "say \\"hi\\" # not a comment"', None),
+        ("key: a-'b # a comment", "# a comment"),
     ],
 )
 def test_comment_of(line: str, comment: str | None) -> None:
     from skills_lsp.core.rules.edits import comment_of
 
     assert comment_of(line) == comment
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["zzfoo: |", "  step 1 # not a comment", "  step 2"],
+        ["zzfoo: >-", "  folded # not a comment"],
+        ['zzfoo: "first', '  second # not a comment"'],
+        ["zzfoo: 'it''s # not a comment'"],
+    ],
+)
+def test_moving_a_key_does_not_turn_text_into_comments(lines: list[str], tmp_path: Path) -> None:
+    case = Case("sk401-text", "SK401", "agentskills", "my-skill/SKILL.md",
+                fm("name: my-skill", "description: Use when testing.", *lines), (3, 0, 3, 5))
+    for fixed, _ in fixed_cases(case, tmp_path, "Move"):
+        assert "\n# not a comment" not in fixed and "not a comment" in str(data_of(fixed)["metadata"])

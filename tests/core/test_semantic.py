@@ -342,6 +342,46 @@ def test_an_unreadable_vector_file_is_an_empty_cache_and_is_replaced(tmp_path: P
     assert fresh.vectors(model, ["one text"]) and (fresh.hits, fresh.misses) == (1, 0)
 
 
+def _foreign(file: Path, kind: str) -> None:
+    import numpy as np
+
+    if kind == "narrow rows":  # another model's width
+        np.savez(file, keys=np.array([b"a" * 64]), vectors=np.zeros((1, 128), np.float32))
+    elif kind == "text keys":
+        np.savez(file, keys=np.array(["a" * 64]), vectors=np.zeros((1, 256), np.float32))
+    elif kind == "non-ascii keys":
+        np.savez(file, keys=np.array([b"\xff" * 64]), vectors=np.zeros((1, 256), np.float32))
+    else:  # a plain .npy array under the cache's name
+        with file.open("wb") as handle:
+            np.save(handle, np.zeros(3))
+
+
+@pytest.mark.parametrize("kind", ["narrow rows", "text keys", "non-ascii keys", "npy"])
+def test_a_foreign_vector_file_is_an_empty_cache_and_never_an_error(tmp_path: Path, kind: str) -> None:
+    file = tmp_path / semantic.VECTOR_FILE
+    _foreign(file, kind)
+    cache = semantic.VectorCache()
+    cache.attach(file)
+    assert cache.vectors(semantic.load_model(), [f"foreign {kind}"]) and cache.misses == 1
+    cache.flush()  # replaced by what this run knows, without an exception
+    fresh = semantic.VectorCache()
+    fresh.attach(file)
+    assert fresh.vectors(semantic.load_model(), [f"foreign {kind}"]) and fresh.hits == 1
+
+
+def test_flush_keeps_only_the_workspaces_vectors(tmp_path: Path) -> None:
+    # A server with two folders must not write one folder's skills into the other's cache.
+    model = semantic.load_model()
+    cache = semantic.VectorCache()
+    mine, theirs = f"mine {uuid.uuid4().hex}", f"theirs {uuid.uuid4().hex}"
+    cache.vectors(model, [mine, theirs])
+    cache.attach(tmp_path / semantic.VECTOR_FILE)
+    cache.flush(keep={semantic.VectorCache.key(model, mine)})
+    saved = semantic.VectorCache()
+    saved.attach(tmp_path / semantic.VECTOR_FILE)
+    assert list(saved._vectors) == [semantic.VectorCache.key(model, mine)]
+
+
 def test_a_cache_folder_that_cannot_be_written_is_quiet(tmp_path: Path) -> None:
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("x", encoding="utf-8")

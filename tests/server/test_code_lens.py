@@ -50,8 +50,10 @@ async def test_one_lens_per_test_query(client: LanguageClient, workspace: Path) 
     assert all(t.startswith(("✓ ", "✗ ")) for t in names)
     assert [i for i, t in enumerate(names) if t.startswith("✗")] == [10]
     assert names[0] == "✓ pdf-form-filling (2.826) · runner-up: broken-references (1.470)"
+    # The runner-up is shown even under min_score (1.0 here): it is what the winner beat.
     assert names[10] == (
-        "✗ broken-references (1.287) · expected no skill, but `broken-references` is selected"
+        "✗ broken-references (1.287) · runner-up: weather-lookup (0.970) · "
+        "expected no skill, but `broken-references` is selected"
     )
     assert names[11] == "✓ no skill selected"
 

@@ -256,3 +256,18 @@ def test_a_hover_compares_only_the_scorers_already_built(tmp_path: Path) -> None
     text = explain_case(folder.index, folder.cases[0], scorer="bm25f", compare=["lexical", "bm25f"])
     last = text.splitlines()[-1]
     assert last.startswith("Scorers: lexical ranks") and "semantic" not in last
+
+
+def test_only_a_folder_with_an_embedding_scorer_keeps_vectors_on_disk(tmp_path: Path) -> None:
+    hybrid = hybrid_workspace(tmp_path / "a")
+    plain = tmp_path / "b" / "examples"
+    shutil.copytree(EXAMPLES, plain)
+    (plain / "skills-lsp.toml").write_text('scorer = "lexical"\n', encoding="utf-8")
+    state = State()
+    state.load_folder(hybrid)
+    state.load_folder(plain)  # small: every scorer is built, semantic included, in memory
+    assert (hybrid / ".skills-lsp-cache" / semantic.VECTOR_FILE).is_file()
+    assert not (plain / ".skills-lsp-cache").exists()
+    saved = semantic.VectorCache()
+    saved.attach(hybrid / ".skills-lsp-cache" / semantic.VECTOR_FILE)
+    assert set(saved._vectors) == semantic.workspace_keys(state.load_folder(hybrid).index)

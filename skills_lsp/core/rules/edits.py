@@ -65,26 +65,61 @@ def pair_lines(doc: Document, pair: YamlPair) -> Range:
     return Range(Position(start, 0), Position(end + 1, 0))
 
 
-def comment_of(line: str) -> str | None:
-    """The comment on a YAML line (`# ...`), if any: a `#` at the start or after a space or
-    tab, outside quotes."""
-    quote = ""
-    for i, char in enumerate(line):
-        if quote:
-            if char == quote:
+_BLOCK_SCALAR = re.compile(r"(?:^\s*|:[ \t]+|-[ \t]+)[|>][0-9+-]*[ \t]*$")
+
+
+def _scan(line: str, quote: str) -> tuple[int, str]:
+    """One YAML line read from inside `quote` ('', "'" or '"'): (where its comment starts, -1
+    for none; the quote still open at its end). Quotes open only where a value starts; `''`
+    and `\\"` are escapes."""
+    i, indent = 0, len(line) - len(line.lstrip(" \t"))
+    while i < len(line):
+        char = line[i]
+        if quote == "'":
+            if char == "'":
+                if line[i + 1 : i + 2] == "'":
+                    i += 1  # '' is a quote inside single quotes
+                else:
+                    quote = ""
+        elif quote == '"':
+            if char == "\\":
+                i += 1
+            elif char == '"':
                 quote = ""
-        elif char in "'\"" and (i == 0 or line[i - 1] in " \t:[{,-"):
-            quote = char
+        elif char in "'\"":
+            before = line[:i].rstrip(" \t")
+            if i == indent or (before.endswith((":", "-", ",", "[", "{", "?")) and line[i - 1] in " \t[{,"):
+                quote = char
         elif char == "#" and (i == 0 or line[i - 1] in " \t"):
-            return line[i:].rstrip()
-    return None
+            return i, quote
+        i += 1
+    return -1, quote
+
+
+def comment_of(line: str) -> str | None:
+    """The comment on one YAML line read on its own (`# ...`), if any."""
+    start = _scan(line, "")[0]
+    return line[start:].rstrip() if start >= 0 else None
 
 
 def kept_comments(doc: Document, rng: Range, indent: str = "") -> str:
     """The comments inside the whole lines of `rng`, one per line: what a fix that rewrites
-    those lines puts back, so nothing a user wrote is lost."""
-    comments = (comment_of(line) for line in doc.lines[rng.start.line : rng.end.line])
-    return "".join(f"{indent}{c}{doc.eol}" for c in comments if c)
+    those lines puts back, so nothing a user wrote is lost. Quoted values that span lines and
+    block scalars (`|`, `>`) are text, not comments."""
+    comments: list[str] = []
+    quote, block = "", -1  # block: the indent of a line that opened a block scalar
+    for line in doc.lines[rng.start.line : rng.end.line]:
+        depth = len(line) - len(line.lstrip(" \t"))
+        if block >= 0 and (not line.strip() or depth > block):
+            continue  # a block scalar's content
+        block = -1
+        start, quote = _scan(line, quote)
+        if start >= 0:
+            comments.append(line[start:].rstrip())
+        code = line[:start] if start >= 0 else line
+        if not quote and _BLOCK_SCALAR.search(code):
+            block = depth
+    return "".join(f"{indent}{c}{doc.eol}" for c in comments)
 
 
 def find_pair(node: YamlNode, key_range: Range) -> YamlPair | None:
