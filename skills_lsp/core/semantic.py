@@ -30,7 +30,7 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -52,6 +52,9 @@ INSTALL_HINT = SEMANTIC_INSTALL_HINT
 BODY_CHARS = 2000
 HYBRID_BM25F_WEIGHT = 0.4  # tuned on benchmarks/routing/ (benchmarks/README.md)
 DIMENSIONS = 256  # of the shipped model's vectors (and of every vector saved on disk)
+# How far a float32 similarity of two unit vectors of DIMENSIONS can be from the float64 one:
+# at most DIMENSIONS x 2^-24 (about 1.5e-5) for the sum, doubled for safety.
+APPROXIMATION = 3e-5
 _DECIMALS = 6
 _EMBED_BATCH = 256  # texts tokenized at once: 20,000 at once peaked at 1.5 GiB
 _CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
@@ -275,9 +278,8 @@ class SemanticSearch(SlottedSearch):
         super().__init__(index)
 
     def _reset(self) -> None:
-        # One row per slot, with spare capacity so an editor's upsert appends in place (float64:
-        # exact enough that rounding to 6 decimals hides the order BLAS sums in).
-        self._matrix = np.zeros((0, self.model.dimensions), np.float64)
+        # One float32 row per slot, with spare capacity so an editor's upsert appends in place.
+        self._matrix = np.zeros((0, self.model.dimensions), np.float32)
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         # One batch: the tokenizer runs on both cores; vectors already cached cost nothing (a
@@ -285,30 +287,79 @@ class SemanticSearch(SlottedSearch):
         vectors = VECTORS.vectors(self.model, [skill_text(d) for d in docs])
         needed = len(self._slots) + len(docs)
         if needed > len(self._matrix):
-            # A quarter more each time: amortised appends without doubling 20,000 x 2 KiB rows.
+            # A quarter more each time: amortised appends without doubling 20,000 x 1 KiB rows.
             size = max(needed, len(self._matrix) + len(self._matrix) // 4 + 64)
-            grown = np.zeros((size, self.model.dimensions), np.float64)
+            grown = np.zeros((size, self.model.dimensions), np.float32)
             grown[: len(self._slots)] = self._matrix[: len(self._slots)]
             self._matrix = grown
         for doc, vector in zip(docs, vectors, strict=True):
             self._matrix[self._claim(doc)] = vector
 
-    def _vectors(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+    def _vectors(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         return self._matrix[: len(self._slots)]
 
-    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """Every slot's cosine similarity to `query`, clipped to 0..1 and rounded."""
-        matrix = self._vectors()
-        if not len(matrix):
-            return np.zeros(0)
-        vector = self.model.embed([query])[0].astype(np.float64)
+    def query_vector(self, query: str) -> np.ndarray[Any, np.dtype[np.float32]]:
+        vector: np.ndarray[Any, np.dtype[np.float32]] = self.model.embed([query])[0]
+        return vector
+
+    def approximate(self, vector: np.ndarray[Any, np.dtype[np.float32]]) -> np.ndarray[Any, Any]:
+        """Every slot's similarity in float32: fast, within APPROXIMATION of the exact value, but
+        its last bits may depend on the matrix's size (BLAS), so it only picks candidates."""
+        return self._vectors() @ vector
+
+    def exact(
+        self, vector: np.ndarray[Any, np.dtype[np.float32]], slots: np.ndarray[Any, Any] | None = None
+    ) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The similarity of `slots` (all when None) in float64, clipped to 0..1 and rounded to 6
+        decimals: what scores are made of, the same whatever order the skills were added in."""
+        rows = self._vectors() if slots is None else self._vectors()[slots]
         similarity: np.ndarray[Any, np.dtype[np.float64]] = np.round(
-            np.clip(matrix @ vector, 0.0, 1.0), _DECIMALS
+            np.clip(rows.astype(np.float64) @ vector.astype(np.float64), 0.0, 1.0), _DECIMALS
         )
         return similarity
 
+    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """Every slot's cosine similarity to `query`, clipped to 0..1 and rounded."""
+        if not len(self._slots):
+            return np.zeros(0)
+        return self.exact(self.query_vector(query))
+
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
-        return ranked(self._slots, self.alive(), self.scores(query), policy)
+        if not len(self._slots):
+            return []
+        vector = self.query_vector(query)
+        return select_exact(
+            self._slots,
+            self.alive(),
+            self.approximate(vector).astype(np.float64),
+            APPROXIMATION,
+            lambda slots: self.exact(vector, slots),
+            policy,
+        )
+
+
+def select_exact(
+    slots: list[SkillDocument | None],
+    alive: np.ndarray[Any, np.dtype[np.bool_]],
+    approximate: np.ndarray[Any, np.dtype[np.float64]],
+    error: float,
+    exact: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, np.dtype[np.float64]]],
+    policy: SelectionPolicy,
+) -> list[SkillMatch]:
+    """`ranked` over exact scores, computed only where they can matter: slots whose approximate
+    score (off by at most `error`) could reach min_score and, without a tag filter, the top_k.
+    The selection is exactly the one all exact scores would give."""
+    if policy.top_k <= 0:
+        return []
+    candidates = np.flatnonzero(alive & (approximate >= max(policy.min_score, 0.0) - error))
+    if not policy.include_tags and not policy.exclude_tags and len(candidates) > policy.top_k:
+        kth = np.partition(approximate[candidates], -policy.top_k)[-policy.top_k]
+        # Each of the true top_k scores at least kth - error exactly, so approximately kth - 2 error.
+        candidates = candidates[approximate[candidates] >= kth - 2 * error]
+    scores = np.zeros(len(slots))
+    if len(candidates):
+        scores[candidates] = exact(candidates)
+    return ranked(slots, alive, scores, policy)
 
 
 class HybridSearch:
@@ -349,15 +400,23 @@ class HybridSearch:
             )
         return self._alignment
 
-    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """Scores in the semantic search's slot order."""
-        meaning = self.semantic.scores(query)
+    def _words(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """bm25f's scores in the semantic search's slot order."""
         words = self.lexical.scores(query)
         order = self._aligned()
         if not len(words):
-            return meaning
+            return np.zeros(len(order))
+        aligned: np.ndarray[Any, np.dtype[np.float64]]
         aligned = np.where(order >= 0, words[np.maximum(order, 0)], 0.0)
-        return np.round(self.weight * aligned + (1.0 - self.weight) * meaning, _DECIMALS)
+        return aligned
+
+    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """Scores in the semantic search's slot order."""
+        meaning = self.semantic.scores(query)
+        fused: np.ndarray[Any, np.dtype[np.float64]] = np.round(
+            self.weight * self._words(query) + (1.0 - self.weight) * meaning, _DECIMALS
+        )
+        return fused
 
     def components(self, query: str) -> dict[int, tuple[float, float]]:
         """(bm25f, semantic) per document id(), for hovers that explain a hybrid score."""
@@ -371,7 +430,23 @@ class HybridSearch:
         }
 
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
-        return ranked(self.semantic.documents(), self.semantic.alive(), self.scores(query), policy)
+        if not len(self.semantic.documents()):
+            return []
+        vector = self.semantic.query_vector(query)
+        words = self._words(query)
+        meaning = 1.0 - self.weight
+
+        def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+            exact = self.weight * words[slots] + meaning * self.semantic.exact(vector, slots)
+            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(exact, _DECIMALS)
+            return rounded
+
+        approximate = self.weight * words + meaning * np.clip(
+            self.semantic.approximate(vector).astype(np.float64), 0.0, 1.0
+        )
+        return select_exact(
+            self.semantic.documents(), self.semantic.alive(), approximate, APPROXIMATION, fused, policy
+        )
 
 
 def semantic_for(index: SkillIndex) -> SemanticSearch:
