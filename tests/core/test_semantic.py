@@ -520,3 +520,30 @@ def test_a_margin_is_measured_against_the_real_runner_up() -> None:
     assert not result.passed and f"leads by {true_lead:.3f}" in result.reason
     enough = QueryCase(query, ("invoice-reconciliation",), min_score=between, margin=true_lead - 0.01)
     assert run_case(index, enough, scorer="semantic").passed
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    entries=corpus,
+    query=text,
+    top_k=st.integers(0, 6),
+    min_score=st.sampled_from([0.0, 0.1, 0.28, 0.31, 0.5]),
+    tags=st.sampled_from([(), ("pdf",)]),
+)
+def test_selection_equals_ranking_every_exact_score(  # type: ignore[no-untyped-def]
+    entries, query, top_k, min_score, tags
+) -> None:
+    # Selection scores only the candidates in float64; it must pick exactly what ranking all of
+    # the exact scores picks.
+    from skills_lsp.core.selection import ranked
+
+    docs = [doc(i, n, d, b, ("pdf",) if i % 2 else ()) for i, (n, d, b) in enumerate(entries)]
+    index = SkillIndex(docs)
+    for name, search in (("semantic", semantic_for(index)), ("hybrid", semantic.hybrid_for(index))):
+        policy = SelectionPolicy(top_k=top_k, min_score=min_score, include_tags=list(tags), scorer=name)  # type: ignore[arg-type]
+        documents = search.documents() if name == "semantic" else search.semantic.documents()
+        alive = search.alive() if name == "semantic" else search.semantic.alive()
+        full = ranked(documents, alive, search.scores(query), policy)
+        assert [(m.score, m.skill.id) for m in search.select(query, policy)] == [
+            (m.score, m.skill.id) for m in full
+        ]
