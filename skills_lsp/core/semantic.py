@@ -67,7 +67,7 @@ class EmbeddingModel:
     """Static token embeddings: a vocabulary-sized matrix and the tokenizer that indexes it."""
 
     name: str
-    matrix: np.ndarray[Any, np.dtype[np.float32]]
+    matrix: np.ndarray[Any, np.dtype[np.floating[Any]]]  # float16 as shipped
     tokenizer: Any  # tokenizers.Tokenizer; typed loosely so core needs no stub for it
 
     @property
@@ -132,7 +132,9 @@ def _load_model() -> EmbeddingModel:
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
     tokenizer.no_padding()
     tokenizer.no_truncation()
-    matrix = load_file(str(weights))["embedding.weight"].astype(np.float32)
+    # Kept as shipped (float16, 16 MiB): every use widens it to float64 exactly, so a float32 copy
+    # would only double the memory.
+    matrix = load_file(str(weights))["embedding.weight"]
     return EmbeddingModel(MODEL_NAME, np.ascontiguousarray(matrix), tokenizer)
 
 
