@@ -31,3 +31,42 @@ def skill_document(
         triggers=[],
         kind=FileKind.AGENT_SKILL,
     )
+
+
+# Words for the scorers' property tests: plurals and -ing forms (stemming), stop words, accents,
+# CJK (one term per character), and a word no model knows.
+SCORING_WORDS = [
+    "invoice",
+    "invoices",
+    "pdf",
+    "form",
+    "forms",
+    "the",
+    "a",
+    "weather",
+    "forecast",
+    "git",
+    "release",
+    "notes",
+    "sql",
+    "query",
+    "queries",
+    "clean",
+    "cleaning",
+    "csv",
+    "café",
+    "数据",
+    "数据库",
+    "ticket",
+    "deploy",
+    "cluster",
+    "zzqx",
+]
+
+
+def numbered_document(
+    i: int, name: str, description: str, body: str, tags: tuple[str, ...] = ()
+) -> SkillDocument:
+    """Skill number `i` at /ws/s<i>/SKILL.md (ids and paths unique per number)."""
+    path = Path(f"/ws/s{i}/SKILL.md")
+    return skill_document(name, description, body, tags, id=f"{name}-{i:012d}", path=path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from documents import skill_document
+from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,35 +16,10 @@ from skills_lsp.core.queries import QueryCase
 from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-WORDS = [
-    "invoice",
-    "invoices",
-    "pdf",
-    "form",
-    "forms",
-    "the",
-    "a",
-    "weather",
-    "forecast",
-    "git",
-    "release",
-    "notes",
-    "sql",
-    "query",
-    "queries",
-    "clean",
-    "cleaning",
-    "csv",
-    "café",
-    "数据",
-    "数据库",
-    "ticket",
-]
+WORDS = SCORING_WORDS
 
 
-def doc(i: int, name: str, description: str, body: str, tags: tuple[str, ...] = ()) -> SkillDocument:
-    path = Path(f"/ws/s{i}/SKILL.md")
-    return skill_document(name, description, body, tags, id=f"{name}-{i:012d}", path=path)
+doc = numbered_document
 
 
 text = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)

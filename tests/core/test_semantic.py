@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from documents import skill_document
+from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core import config, selection, semantic
 from skills_lsp.core.bm25 import terms
-from skills_lsp.core.index import SkillDocument, SkillIndex
+from skills_lsp.core.index import SkillIndex
 from skills_lsp.core.queries import QueryCase, explain_case
 from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 from skills_lsp.core.semantic import (
@@ -29,36 +29,11 @@ from skills_lsp.core.semantic import (
     skill_text,
 )
 
-WORDS = [
-    "invoice",
-    "invoices",
-    "pdf",
-    "form",
-    "forms",
-    "the",
-    "a",
-    "weather",
-    "forecast",
-    "git",
-    "release",
-    "notes",
-    "sql",
-    "query",
-    "clean",
-    "csv",
-    "café",
-    "数据",
-    "ticket",
-    "deploy",
-    "cluster",
-    "zzqx",  # no known meaning: tokenised into pieces all the same
-]
+WORDS = SCORING_WORDS
 EMBEDDING_SCORERS = ("semantic", "hybrid")
 
 
-def doc(i: int, name: str, description: str, body: str, tags: tuple[str, ...] = ()) -> SkillDocument:
-    path = Path(f"/ws/s{i}/SKILL.md")
-    return skill_document(name, description, body, tags, id=f"{name}-{i:012d}", path=path)
+doc = numbered_document
 
 
 text = st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join)
