@@ -25,7 +25,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from skills_lsp.core.evaluation import calibrate, evaluate  # noqa: E402
+from skills_lsp.core.evaluation import calibrate, evaluate, format_threshold  # noqa: E402
 from skills_lsp.core.index import SkillIndex, load_workspace_index  # noqa: E402
 from skills_lsp.core.queries import load_query_file  # noqa: E402
 from skills_lsp.core.semantic import ScorerUnavailable  # noqa: E402
@@ -51,12 +51,6 @@ def pool(distractors: int, scratch: Path) -> SkillIndex:
         for doc in skills[:distractors]:
             index.upsert(doc)
     return index
-
-
-def threshold(value: float) -> str:
-    """0..1 thresholds on their 0.01 grid; lexical ones in full (rounding could fall below the
-    score the threshold must turn away)."""
-    return f"{value:.2f}" if value <= 1.0 and round(value, 2) == value else repr(value)
 
 
 def main() -> int:
@@ -113,7 +107,7 @@ def main() -> int:
         for r in results:
             c = r["calibration"]
             print(
-                f"{r['skills']:>7} {r['scorer']:<8} min_score {threshold(c['threshold']):<18} none FA "
+                f"{r['skills']:>7} {r['scorer']:<8} min_score {format_threshold(c['threshold']):<18} none FA "
                 f"{c['none_false_accept_rate']:>6.1%}  routed {c['routed_accuracy']:>6.1%}  "
                 f"turned away {c['answerable_rejected_rate']:>6.1%}"
             )

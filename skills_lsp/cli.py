@@ -567,7 +567,7 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from skills_lsp.core import semantic
-    from skills_lsp.core.evaluation import calibrate, evaluate
+    from skills_lsp.core.evaluation import calibrate, evaluate, format_threshold
     from skills_lsp.core.index import load_workspace_index
     from skills_lsp.core.queries import load_query_file
 
@@ -620,7 +620,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         auroc = "n/a" if r["auroc"] is None else f"{r['auroc']:.3f}"
         out.write(
-            f"{r['scorer']:<9} {_threshold(float(r['threshold'] or 0.0)):>6} {cells}  {auroc:>6} "
+            f"{r['scorer']:<9} {format_threshold(float(r['threshold'] or 0.0)):>6} {cells}  {auroc:>6} "
             f"{r['latency_p50_ms']:>7.2f} {r['latency_p95_ms']:>7.2f}\n"
         )
     out.write(
@@ -637,16 +637,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             away = "n/a" if c["answerable_rejected_rate"] is None else f"{c['answerable_rejected_rate']:.1%}"
             fa = "n/a" if c["none_false_accept_rate"] is None else f"{c['none_false_accept_rate']:.1%}"
             out.write(
-                f"{c['scorer']:<9} min_score {_threshold(float(c['threshold'] or 0.0))}: none FA {fa}, "
+                f"{c['scorer']:<9} min_score {format_threshold(float(c['threshold'] or 0.0))}: none FA {fa}, "
                 f"routed {routed}, turned away {away}\n"
             )
     return 0
-
-
-def _threshold(value: float) -> str:
-    """A min_score as a user would type it back: 0..1 ones on their 0.01 grid; lexical ones in
-    full (a float32 just above a score must not print rounded below it)."""
-    return f"{value:.2f}" if value <= 1.0 and round(value, 2) == value else repr(value)
 
 
 _TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")

@@ -51,9 +51,6 @@ class ScorerReport:
     answerable_tops: list[tuple[float, bool]] = field(default_factory=list)
     none_tops: list[float] = field(default_factory=list)
 
-    def rate(self, hits: int, total: int) -> float:
-        return hits / total if total else 0.0
-
     @staticmethod
     def share(hits: int, total: int) -> float | None:
         """hits / total, or None ("n/a") when there is nothing to count."""
@@ -101,6 +98,12 @@ class Calibration:
             "routed_accuracy": self.routed_accuracy,
             "answerable_rejected_rate": self.answerable_rejected_rate,
         }
+
+
+def format_threshold(value: float) -> str:
+    """A min_score as a user would type it back: 0..1 ones on their 0.01 grid; lexical ones in
+    full (a float32 just above a score must not print rounded below it)."""
+    return f"{value:.2f}" if value <= 1.0 and round(value, 2) == value else repr(value)
 
 
 def outcome_at(report: ScorerReport, threshold: float) -> tuple[float | None, float | None, float | None]:

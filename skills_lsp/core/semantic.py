@@ -422,11 +422,9 @@ class HybridSearch:
 
     def components(self, query: str) -> dict[int, tuple[float, float]]:
         """(bm25f, semantic) per document id(), for hovers that explain a hybrid score."""
-        meaning = self.semantic.scores(query)
-        words = self.lexical.scores(query)
-        slot_of = self.lexical.slot_of()
+        words, meaning = self._words(query), self.semantic.scores(query)
         return {
-            id(doc): (float(words[slot_of[id(doc)]]), float(meaning[slot]))
+            id(doc): (float(words[slot]), float(meaning[slot]))
             for slot, doc in enumerate(self.semantic.documents())
             if doc is not None
         }
