@@ -9,7 +9,15 @@ from skills_lsp.core.model import FileKind
 
 
 def skill_document(
-    name: str, description: str, body: str = "", tags: tuple[str, ...] = (), *, id: str, path: Path
+    name: str,
+    description: str,
+    body: str = "",
+    tags: tuple[str, ...] = (),
+    *,
+    id: str,
+    path: Path,
+    hash: str = "0" * 64,
+    kind: FileKind = FileKind.AGENT_SKILL,
 ) -> SkillDocument:
     return SkillDocument(
         id=id,
@@ -26,10 +34,10 @@ def skill_document(
         metadata={},
         body=body,
         path=path,
-        hash="0" * 64,
+        hash=hash,
         last_modified=None,
         triggers=[],
-        kind=FileKind.AGENT_SKILL,
+        kind=kind,
     )
 
 

@@ -18,11 +18,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from documents import skill_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.discovery import path_sort_key
 from skills_lsp.core.index import SkillDocument, SkillIndex, load_skill_index_with_extras, normalize_id
+from skills_lsp.core.model import FileKind
 from skills_lsp.core.scoring import (
     SelectionPolicy,
     SkillMatch,
@@ -40,24 +42,15 @@ def make_doc(
 ) -> SkillDocument:
     """A document built directly, with the crate's id scheme over a stand-in for the file bytes."""
     digest = hashlib.sha256("\0".join([name, description, *tags, body]).encode()).hexdigest()
-    return SkillDocument(
+    return skill_document(
+        name,
+        description,
+        body,
+        tuple(tags),
         id=f"{normalize_id(name)}-{digest[:12]}",
-        name=name,
-        description=description,
-        version=None,
-        license=None,
-        compatibility=None,
-        tags=list(tags),
-        allowed_tools=[],
-        references=[],
-        trigger=False,
-        hint=None,
-        metadata={},
-        body=body,
         path=Path(path),
         hash=digest,
-        last_modified=None,
-        triggers=[],
+        kind=FileKind.FLAT_SKILL,  # SkillDocument's own default
     )
 
 
