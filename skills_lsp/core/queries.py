@@ -186,8 +186,10 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
             rng = Range.point(exc.lineno - 1, exc.colno - 1)
             return [], [Finding(path, QUERIES_CODE, Severity.ERROR, f"Invalid JSON: {exc.msg}.", rng)]
         # JSON is YAML: the position-keeping YAML parser gives every case its range (for lenses
-        # and problems), as long as it reads the same data json does.
-        shadow, shadow_problems = parse_yaml_file(text)
+        # and problems), as long as it reads the same data json does. YAML refuses tabs where JSON
+        # allows them as whitespace; JSON strings cannot hold a raw tab, so every tab is whitespace
+        # and a space in its place keeps every position.
+        shadow, shadow_problems = parse_yaml_file(text.replace("\t", " "))
         if shadow is not None and not shadow_problems and to_python(shadow) == data:
             root = shadow
     else:

@@ -85,9 +85,14 @@ def test_json_query_files_have_positions_too() -> None:
     assert [c.query for c in cases] == ["fill the form"]
     assert (cases[0].range.start.line, cases[0].range.start.character) == (2, 14)
     assert [(p.range.start.line, p.range.start.character) for p in problems] == [(3, 14)]
-    # A file with tabs, which YAML will not read, still works, only without positions.
-    tabbed, problems = parse_query_file('{\n\t"cases": [{"query": "q", "expect": null}]\n}', "q.json")
-    assert problems == [] and tabbed[0].expects_none
+    # Tab-indented JSON (which YAML will not read as is) keeps its positions, columns counting a
+    # tab as one character as LSP does; a tab escaped inside a string stays part of the query.
+    tabbed, problems = parse_query_file(
+        '{\n\t"cases": [\n\t\t{"query": "a\\tb", "expect": null},\n\t\t{"query": 3, "expect": "x"}\n\t]\n}', "q.json"
+    )
+    assert [c.query for c in tabbed] == ["a\tb"] and tabbed[0].expects_none
+    assert (tabbed[0].range.start.line, tabbed[0].range.start.character) == (2, 12)
+    assert [(p.range.start.line, p.range.start.character) for p in problems] == [(3, 12)]
 
 
 def test_pass_and_fail(index: SkillIndex) -> None:
