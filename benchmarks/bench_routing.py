@@ -108,9 +108,14 @@ def main() -> int:
             c = r["calibration"]
             print(
                 f"{r['skills']:>7} {r['scorer']:<8} min_score {format_threshold(c['threshold']):<18} none FA "
-                f"{c['none_false_accept_rate']:>6.1%}  routed {c['routed_accuracy']:>6.1%}  "
-                f"turned away {c['answerable_rejected_rate']:>6.1%}"
+                f"{c['none_false_accept_rate']:>6.1%} "
+                f"(held out {c['held_out_none_false_accept_rate']:>6.1%})  "
+                f"routed {c['routed_accuracy']:>6.1%}  turned away {c['answerable_rejected_rate']:>6.1%}"
             )
+        print(
+            "held out: each `expect: none` request judged by the min_score calibrated on the other ones "
+            "(leave-one-out)"
+        )
     for scorer, reason in skipped.items():
         print(f"\n{scorer}: skipped ({reason})")
     return 0

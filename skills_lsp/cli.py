@@ -636,10 +636,16 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             routed = "n/a" if c["routed_accuracy"] is None else f"{c['routed_accuracy']:.1%}"
             away = "n/a" if c["answerable_rejected_rate"] is None else f"{c['answerable_rejected_rate']:.1%}"
             fa = "n/a" if c["none_false_accept_rate"] is None else f"{c['none_false_accept_rate']:.1%}"
+            held = c["held_out_none_false_accept_rate"]
+            held_out = "n/a" if held is None else f"{held:.1%}"
             out.write(
-                f"{c['scorer']:<9} min_score {format_threshold(float(c['threshold'] or 0.0))}: none FA {fa}, "
-                f"routed {routed}, turned away {away}\n"
+                f"{c['scorer']:<9} min_score {format_threshold(float(c['threshold'] or 0.0))}: none FA {fa} "
+                f"({held_out} held out), routed {routed}, turned away {away}\n"
             )
+        out.write(
+            "held out: each `expect: none` request judged by the min_score calibrated on the others, "
+            "an estimate for requests the calibration has not seen.\n"
+        )
     return 0
 
 

@@ -88,6 +88,8 @@ class Calibration:
     false_accept_rate: float | None  # None: no such case to count
     routed_accuracy: float | None
     answerable_rejected_rate: float | None
+    # Each none case judged by the threshold calibrated without it: what to expect on new requests.
+    held_out_false_accept_rate: float | None = None
 
     def to_json(self) -> dict[str, float | str | None]:
         return {
@@ -97,6 +99,7 @@ class Calibration:
             "none_false_accept_rate": self.false_accept_rate,
             "routed_accuracy": self.routed_accuracy,
             "answerable_rejected_rate": self.answerable_rejected_rate,
+            "held_out_none_false_accept_rate": self.held_out_false_accept_rate,
         }
 
 
@@ -116,22 +119,35 @@ def outcome_at(report: ScorerReport, threshold: float) -> tuple[float | None, fl
     return report.share(fa, len(report.none_tops)), report.share(routed, total), report.share(rejected, total)
 
 
-def calibrate(report: ScorerReport, target: float) -> Calibration:
-    """The lowest threshold whose none false-accept rate is at most `target`."""
-    allowed = math.floor(target * len(report.none_tops) + 1e-9)
-    highest = sorted((t for t in report.none_tops if t > 0), reverse=True)
+def _lowest_threshold(scorer: str, none_tops: list[float], target: float) -> float:
+    """The lowest threshold that accepts at most `target` of the none cases scoring `none_tops`."""
+    allowed = math.floor(target * len(none_tops) + 1e-9)
+    highest = sorted((t for t in none_tops if t > 0), reverse=True)
     if len(highest) <= allowed:
-        threshold = 0.0
-    else:
-        # Just above the first none case that must be turned away; scores in 0..1 get a 0.01 grid.
-        bar = highest[allowed]
-        # (rounded first: 0.29 * 100 is 28.999999999999996 in binary floating point)
-        if report.scorer == "lexical":  # the crate compares in float32: the next float32 up
-            threshold = float(np.nextafter(np.float32(bar), np.float32(np.inf)))
-        else:
-            threshold = (math.floor(round(bar * 100, 6)) + 1) / 100
+        return 0.0
+    # Just above the first none case that must be turned away; scores in 0..1 get a 0.01 grid.
+    bar = highest[allowed]
+    if scorer == "lexical":  # the crate compares in float32: the next float32 up
+        return float(np.nextafter(np.float32(bar), np.float32(np.inf)))
+    # (rounded first: 0.29 * 100 is 28.999999999999996 in binary floating point)
+    return (math.floor(round(bar * 100, 6)) + 1) / 100
+
+
+def calibrate(report: ScorerReport, target: float) -> Calibration:
+    """The lowest threshold whose none false-accept rate is at most `target`, and, since that rate
+    is fitted on the very cases it is measured on, a held-out estimate of it: each none case is
+    judged by the threshold calibrated on all the others (leave-one-out)."""
+    threshold = _lowest_threshold(report.scorer, report.none_tops, target)
     fa, routed, rejected = outcome_at(report, threshold)
-    return Calibration(report.scorer, target, threshold, fa, routed, rejected)
+    tops = report.none_tops
+    held_out = report.share(
+        sum(
+            top > 0 and top >= _lowest_threshold(report.scorer, tops[:i] + tops[i + 1 :], target)
+            for i, top in enumerate(tops)
+        ),
+        len(tops),
+    )
+    return Calibration(report.scorer, target, threshold, fa, routed, rejected, held_out)
 
 
 def auroc(positives: list[float], negatives: list[float]) -> float:

@@ -63,7 +63,7 @@ def test_calibrate_picks_the_lowest_threshold_on_the_grid(
 
 def test_calibration_reports_what_the_threshold_costs() -> None:
     found = calibrate(report("hybrid", NONES, ANSWERABLE), 0.15)
-    assert found == Calibration("hybrid", 0.15, 0.51, 0.1, 2 / 6, 3 / 6)
+    assert found == Calibration("hybrid", 0.15, 0.51, 0.1, 2 / 6, 3 / 6, 0.2)
     assert found.to_json() == {
         "scorer": "hybrid",
         "target_false_accept": 0.15,
@@ -71,7 +71,17 @@ def test_calibration_reports_what_the_threshold_costs() -> None:
         "none_false_accept_rate": 0.1,
         "routed_accuracy": 2 / 6,  # 0.95 and 0.51 are right and reach 0.51; 0.6 is wrong
         "answerable_rejected_rate": 3 / 6,  # 0.505, 0.2 and 0.0 are under it
+        "held_out_none_false_accept_rate": 0.2,  # see below
     }
+
+
+def test_held_out_false_accepts_show_what_fitting_on_the_same_cases_hides() -> None:
+    # In-sample, 0.51 accepts only 0.9 (1 of 10). Each case judged by the threshold fitted on the
+    # other nine: without 0.9 the bar is above 0.42 (0.9 passes it); without 0.5 also (0.5 passes);
+    # without any other the bar stays above 0.5. So 2 of 10 on requests the fit did not see.
+    assert calibrate(report("bm25f", NONES, ANSWERABLE), 0.15).held_out_false_accept_rate == 0.2
+    assert calibrate(report("bm25f", NONES), 0.5).held_out_false_accept_rate == 0.5  # no bar at all
+    assert calibrate(report("semantic", []), 0.15).held_out_false_accept_rate is None
 
 
 def test_lexical_calibrates_just_above_the_score_to_turn_away() -> None:
