@@ -88,7 +88,9 @@ def test_json_query_files_have_positions_too() -> None:
     # Tab-indented JSON (which YAML will not read as is) keeps its positions, columns counting a
     # tab as one character as LSP does; a tab escaped inside a string stays part of the query.
     tabbed, problems = parse_query_file(
-        '{\n\t"cases": [\n\t\t{"query": "a\\tb", "expect": null},\n\t\t{"query": 3, "expect": "x"}\n\t]\n}', "q.json"
+        '{\n\t"cases": [\n\t\t{"query": "a\\tb", "expect": null},\n'
+        '\t\t{"query": 3, "expect": "x"}\n\t]\n}',
+        "q.json",
     )
     assert [c.query for c in tabbed] == ["a\tb"] and tabbed[0].expects_none
     assert (tabbed[0].range.start.line, tabbed[0].range.start.character) == (2, 12)
