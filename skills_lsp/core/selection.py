@@ -29,7 +29,7 @@ OPTIONAL_SCORERS: tuple[ScorerName, ...] = ("semantic", "hybrid")
 # `lexical`; for the others (0..1 scales), calibrated on benchmarks/routing/ so that at most 15% of
 # its `expect: none` requests select a skill, among 79 skills and among 2,000+ (see
 # benchmarks/README.md and `skills-lsp eval --calibrate`).
-DEFAULT_MIN_SCORE: dict[str, float] = {"lexical": 1.0, "bm25f": 0.45, "semantic": 0.28, "hybrid": 0.31}
+DEFAULT_MIN_SCORE: dict[str, float] = {"lexical": 1.0, "bm25f": 0.44, "semantic": 0.29, "hybrid": 0.36}
 
 
 def scorer_name(scorer: str) -> ScorerName:

@@ -3,7 +3,7 @@
 Lexical scorers cannot route a request that shares no word with the right skill ("my numbers
 look off after the merge" for a reconciliation skill). `semantic` compares meanings instead: a
 request and every skill are embedded as vectors, and the score is their cosine similarity
-(clipped to 0..1). `hybrid` adds bm25f's exact-word evidence: 0.4 x bm25f + 0.6 x semantic.
+(clipped to 0..1). `hybrid` adds bm25f's exact-word evidence: 0.5 x bm25f + 0.5 x semantic.
 
 The model is WordLlama's `l2_supercat` 256-dimension static token embeddings, which the PyPI
 package `wordllama` ships inside its wheel (weights and tokenizer): nothing is downloaded at run
@@ -50,7 +50,7 @@ _TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 INSTALL_HINT = SEMANTIC_INSTALL_HINT
 # The part of a body that describes a skill best is its start; past this the mean only blurs.
 BODY_CHARS = 2000
-HYBRID_BM25F_WEIGHT = 0.4  # tuned on benchmarks/routing/ (benchmarks/README.md)
+HYBRID_BM25F_WEIGHT = 0.5  # tuned on benchmarks/routing/ (benchmarks/README.md)
 DIMENSIONS = 256  # of the shipped model's vectors (and of every vector saved on disk)
 # How far a float32 similarity of two unit vectors of DIMENSIONS can be from the float64 one:
 # at most DIMENSIONS x 2^-24 (about 1.5e-5) for the sum, doubled for safety.

@@ -28,11 +28,14 @@ def run(script: str, *args: str) -> Any:
 
 
 def test_bench_routing_reports_every_scorer_alone_and_among_distractors() -> None:
-    out = run("bench_routing.py", "--distractors", "150", "--calibrate", "0.15")
+    out = run("bench_routing.py", "--distractors", "2000", "--calibrate", "0.15")
     assert out["cases"] == 270 and out["skipped"] == {}
     rows = {(r["skills"], r["scorer"]): r for r in out["results"]}
     pools = sorted({skills for skills, _ in rows})
-    assert len(pools) == 2 and pools[1] > pools[0] >= 60
+    assert len(pools) == 2 and pools[1] > 2000 and pools[0] >= 60
+    # The routing issue's first target, at 2,000+ skills: bm25f top-1 30 points above lexical.
+    large = {name: rows[(pools[1], name)] for name in ("lexical", "bm25f")}
+    assert large["bm25f"]["top1_accuracy"] >= large["lexical"]["top1_accuracy"] + 0.30
     for pool in pools:
         by = {name: rows[(pool, name)] for name in ("lexical", "bm25f", "semantic", "hybrid")}
         # The bar for hybrid: at least as good as bm25f on paraphrased requests.
@@ -44,6 +47,17 @@ def test_bench_routing_reports_every_scorer_alone_and_among_distractors() -> Non
             assert calibration["none_false_accept_rate"] <= 0.15
             if r["scorer"] != "lexical":  # the calibrated defaults hold the false-accept target
                 assert r["none_false_accept_rate"] <= 0.15
+            assert calibration["held_out_none_false_accept_rate"] >= calibration["none_false_accept_rate"]
+
+
+def test_tune_bm25f_searches_the_grid_with_a_held_out_check() -> None:
+    out = run("tune_bm25f.py", "--distractors", "0", "--grid", "quick")
+    assert out["answerable_cases"] == 240 and out["pools"] == [0] and out["settings"] >= 2
+    assert len(out["folds"]) == 2
+    for fold in out["folds"]:
+        assert 0.0 < fold["held_out_fold"] <= 1.0 and 0.0 < fold["tuned_fold"] <= 1.0
+    # Best on all requests is at least what the defaults give (they are in the grid).
+    assert out["best"]["top1"] >= out["default"]["top1"] > 0.3
 
 
 def test_bench_select_times_every_scorer_on_a_generated_workspace(tmp_path: Path) -> None:

@@ -417,7 +417,7 @@ def test_the_policy_takes_the_scorers_default_threshold() -> None:
     )
     for scorer in selection.SCORERS:
         assert SelectionPolicy(scorer=scorer).min_score == DEFAULT_MIN_SCORE[scorer]
-    assert SelectionPolicy(scorer="hybrid").min_score == DEFAULT_MIN_SCORE["hybrid"] == 0.31
+    assert SelectionPolicy(scorer="hybrid").min_score == DEFAULT_MIN_SCORE["hybrid"] == 0.36
     assert all(0.0 < DEFAULT_MIN_SCORE[s] < 1.0 for s in ("bm25f", "semantic", "hybrid"))
     # An explicit min_score is kept, 0.0 and the crate's 1.0 included.
     assert SelectionPolicy(min_score=0.0, scorer="hybrid").min_score == 0.0
@@ -439,15 +439,15 @@ def test_explain_case_with_hybrid_shows_both_parts(skills: SkillIndex) -> None:
     case = QueryCase("deploy the pods to the cluster", ("kubernetes-deploy",))
     text = explain_case(skills, case, scorer="hybrid")
     lines = text.splitlines()
-    assert lines[2] == "Expected: `kubernetes-deploy` (hybrid scorer, min_score 0.31)"
+    assert lines[2] == "Expected: `kubernetes-deploy` (hybrid scorer, min_score 0.36)"
     assert lines[4].startswith("1. **kubernetes-deploy** ") and "below min_score" not in lines[4]
     why = lines[5]
     parts = hybrid_for(skills).components(case.query)[id(skills.find_by_name("kubernetes-deploy"))]
     assert why == (
-        f"   - bm25f {parts[0]:.3f} (name: deploy; description: deploy cluster; body: pod) x0.4"
-        f" + semantic {parts[1]:.3f} x0.6"
+        f"   - bm25f {parts[0]:.3f} (name: deploy; description: deploy cluster; body: pod) x0.5"
+        f" + semantic {parts[1]:.3f} x0.5"
     )
-    assert "(no shared word) x0.4 + semantic " in text  # the skills that match by meaning only
+    assert "(no shared word) x0.5 + semantic " in text  # the skills that match by meaning only
     assert lines[-1] == (
         "Scorers: lexical ranks `kubernetes-deploy` first, bm25f ranks `kubernetes-deploy` first, "
         "semantic ranks `kubernetes-deploy` first, hybrid ranks `kubernetes-deploy` first."
@@ -457,7 +457,7 @@ def test_explain_case_with_hybrid_shows_both_parts(skills: SkillIndex) -> None:
 def test_explain_case_for_a_paraphrase(skills: SkillIndex) -> None:
     case = QueryCase("roll out the container to production", ("kubernetes-deploy",))
     text = explain_case(skills, case, scorer="semantic")
-    assert "(semantic scorer, min_score 0.28)" in text
+    assert "(semantic scorer, min_score 0.29)" in text
     assert "1. **kubernetes-deploy** " in text and "cosine similarity" in text
     last = text.splitlines()[-1]
     assert last.startswith("Scorers: lexical ranks ")
