@@ -15,7 +15,7 @@ threshold calibrated on a small pool is a little strict on a large one.
 An earlier version divided by the query's best possible score instead; that made the score fall
 with every extra word of a chatty request, so at its threshold it turned away 62% of answerable
 requests on benchmarks/routing/, and it told "some skill fits" from "none fits" barely better
-than chance (AUROC 0.66; this scale: 0.94).
+than chance (AUROC 0.66; this scale: 0.94-0.97).
 
 Postings keep raw per-field term counts and field lengths, so documents are added and removed
 without a rebuild, and the BM25F sum is computed with numpy at query time.
