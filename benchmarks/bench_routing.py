@@ -106,15 +106,15 @@ def main() -> int:
         print(f"\nCalibration: the lowest min_score with none false accepts <= {args.calibrate:.0%}")
         for r in results:
             c = r["calibration"]
+            low, high = c["none_false_accept_interval"]
             print(
                 f"{r['skills']:>7} {r['scorer']:<8} min_score {format_threshold(c['threshold']):<18} none FA "
-                f"{c['none_false_accept_rate']:>6.1%} "
-                f"(held out {c['held_out_none_false_accept_rate']:>6.1%})  "
+                f"{c['none_false_accept_rate']:>6.1%} (95% CI {low:>5.1%}-{high:>5.1%})  "
                 f"routed {c['routed_accuracy']:>6.1%}  turned away {c['answerable_rejected_rate']:>6.1%}"
             )
         print(
-            "held out: each `expect: none` request judged by the min_score calibrated on the other ones "
-            "(leave-one-out)"
+            f"95% CI: Wilson interval of that rate for {sum(c.expects_none for c in cases)} `expect: none` "
+            "requests; the threshold is fitted on them, so expect new requests in the upper part of it"
         )
     for scorer, reason in skipped.items():
         print(f"\n{scorer}: skipped ({reason})")

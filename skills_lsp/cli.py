@@ -593,13 +593,11 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _keep_vectors(args, scorers)
     evaluated = [evaluate(index, cases, scorer) for scorer in scorers]
     reports = [r.to_json() for r in evaluated]
-    calibrations = (
-        [calibrate(r, args.calibrate).to_json() for r in evaluated] if args.calibrate is not None else []
-    )
+    calibrations = [calibrate(r, args.calibrate) for r in evaluated] if args.calibrate is not None else []
     if args.format == "json":
         payload: dict[str, Any] = {"skills": len(index), "cases": len(cases), "scorers": reports}
         if calibrations:
-            payload["calibration"] = calibrations
+            payload["calibration"] = [c.to_json() for c in calibrations]
         out.write(json.dumps(payload, indent=2) + "\n")
         return 0
     out.write(f"{len(index)} skills, {len(cases)} cases\n\n")
@@ -614,13 +612,13 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     header = " ".join(f"{title:>{width}}" for title, _, width in columns)
     out.write(f"{'scorer':<9} {'min':>6} {header}  {'AUROC':>6} {'p50 ms':>7} {'p95 ms':>7}\n")
-    for r in reports:
+    for report, r in zip(evaluated, reports, strict=True):
         cells = " ".join(
             f"{'n/a' if r[key] is None else format(r[key], '.1%'):>{width}}" for _, key, width in columns
         )
         auroc = "n/a" if r["auroc"] is None else f"{r['auroc']:.3f}"
         out.write(
-            f"{r['scorer']:<9} {format_threshold(float(r['threshold'] or 0.0)):>6} {cells}  {auroc:>6} "
+            f"{report.scorer:<9} {format_threshold(report.threshold):>6} {cells}  {auroc:>6} "
             f"{r['latency_p50_ms']:>7.2f} {r['latency_p95_ms']:>7.2f}\n"
         )
     out.write(
@@ -633,18 +631,18 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if calibrations:
         out.write(f"\nCalibration: the lowest min_score with none false accepts <= {args.calibrate:.0%}\n")
         for c in calibrations:
-            routed = "n/a" if c["routed_accuracy"] is None else f"{c['routed_accuracy']:.1%}"
-            away = "n/a" if c["answerable_rejected_rate"] is None else f"{c['answerable_rejected_rate']:.1%}"
-            fa = "n/a" if c["none_false_accept_rate"] is None else f"{c['none_false_accept_rate']:.1%}"
-            held = c["held_out_none_false_accept_rate"]
-            held_out = "n/a" if held is None else f"{held:.1%}"
+            routed = "n/a" if c.routed_accuracy is None else f"{c.routed_accuracy:.1%}"
+            away = "n/a" if c.answerable_rejected_rate is None else f"{c.answerable_rejected_rate:.1%}"
+            fa = "n/a" if c.false_accept_rate is None else f"{c.false_accept_rate:.1%}"
+            if c.false_accept_interval:
+                fa += f" (95% CI {c.false_accept_interval[0]:.1%}-{c.false_accept_interval[1]:.1%})"
             out.write(
-                f"{c['scorer']:<9} min_score {format_threshold(float(c['threshold'] or 0.0))}: none FA {fa} "
-                f"({held_out} held out), routed {routed}, turned away {away}\n"
+                f"{c.scorer:<9} min_score {format_threshold(c.threshold)}: none FA {fa}, "
+                f"routed {routed}, turned away {away}\n"
             )
         out.write(
-            "held out: each `expect: none` request judged by the min_score calibrated on the others, "
-            "an estimate for requests the calibration has not seen.\n"
+            "95% CI: Wilson interval of that rate for this many `expect: none` cases; the threshold is "
+            "fitted on those very cases, so expect new requests in the upper part of it.\n"
         )
     return 0
 

@@ -76,11 +76,11 @@ def test_eval_calibrates_every_scorer(routing_eval: dict[str, Any]) -> None:
             "none_false_accept_rate",
             "routed_accuracy",
             "answerable_rejected_rate",
-            "held_out_none_false_accept_rate",
+            "none_false_accept_interval",
         }
         assert c["target_false_accept"] == 0.15 and c["none_false_accept_rate"] <= 0.15
-        # Judged on requests the fit did not see, a calibrated threshold can only do as well or worse.
-        assert c["held_out_none_false_accept_rate"] >= c["none_false_accept_rate"]
+        low, high = c["none_false_accept_interval"]  # 30 none cases: a wide interval around the rate
+        assert low < c["none_false_accept_rate"] < high and high - low > 0.15
         if name != "lexical":
             # The defaults were calibrated at 15%: the lowest threshold that holds it is no higher.
             assert 0.0 < c["threshold"] <= DEFAULT_MIN_SCORE[name]
@@ -94,7 +94,7 @@ def test_eval_text_and_a_chosen_scorer() -> None:
         "eval", str(ROUTING_QUERIES), "--root", str(ROUTING), "--scorer", "semantic", "--calibrate", "0.1"
     )
     assert code == 0 and "Calibration: the lowest min_score with none false accepts <= 10%" in out
-    assert "\nsemantic  min_score " in out and " held out), routed " in out
+    assert "\nsemantic  min_score " in out and " (95% CI " in out
 
 
 @pytest.mark.parametrize(

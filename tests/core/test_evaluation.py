@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.evaluation import Calibration, ScorerReport, calibrate, evaluate, outcome_at
+from skills_lsp.core.evaluation import (
+    Calibration,
+    ScorerReport,
+    calibrate,
+    evaluate,
+    outcome_at,
+    wilson_interval,
+)
 from skills_lsp.core.index import load_workspace_index
 from skills_lsp.core.queries import QueryCase, load_query_file
 from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS, f32
@@ -63,7 +70,7 @@ def test_calibrate_picks_the_lowest_threshold_on_the_grid(
 
 def test_calibration_reports_what_the_threshold_costs() -> None:
     found = calibrate(report("hybrid", NONES, ANSWERABLE), 0.15)
-    assert found == Calibration("hybrid", 0.15, 0.51, 0.1, 2 / 6, 3 / 6, 0.2)
+    assert found == Calibration("hybrid", 0.15, 0.51, 0.1, 2 / 6, 3 / 6, wilson_interval(1, 10))
     assert found.to_json() == {
         "scorer": "hybrid",
         "target_false_accept": 0.15,
@@ -71,17 +78,40 @@ def test_calibration_reports_what_the_threshold_costs() -> None:
         "none_false_accept_rate": 0.1,
         "routed_accuracy": 2 / 6,  # 0.95 and 0.51 are right and reach 0.51; 0.6 is wrong
         "answerable_rejected_rate": 3 / 6,  # 0.505, 0.2 and 0.0 are under it
-        "held_out_none_false_accept_rate": 0.2,  # see below
+        "none_false_accept_interval": list(wilson_interval(1, 10) or ()),
     }
 
 
-def test_held_out_false_accepts_show_what_fitting_on_the_same_cases_hides() -> None:
-    # In-sample, 0.51 accepts only 0.9 (1 of 10). Each case judged by the threshold fitted on the
-    # other nine: without 0.9 the bar is above 0.42 (0.9 passes it); without 0.5 also (0.5 passes);
-    # without any other the bar stays above 0.5. So 2 of 10 on requests the fit did not see.
-    assert calibrate(report("bm25f", NONES, ANSWERABLE), 0.15).held_out_false_accept_rate == 0.2
-    assert calibrate(report("bm25f", NONES), 0.5).held_out_false_accept_rate == 0.5  # no bar at all
-    assert calibrate(report("semantic", []), 0.15).held_out_false_accept_rate is None
+@pytest.mark.parametrize(
+    ("hits", "total", "low", "high"),
+    [
+        # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I,
+        # method 3 (the Wilson score interval), to the four decimals published there.
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_interval(hits: int, total: int, low: float, high: float) -> None:
+    found = wilson_interval(hits, total)
+    assert found is not None
+    assert (round(found[0], 4), round(found[1], 4)) == (low, high)
+    assert found[0] <= hits / total <= found[1]
+
+
+def test_the_interval_shows_how_little_a_few_none_cases_say() -> None:
+    assert wilson_interval(0, 0) is None
+    # The same 13.3% from 30 cases and from 300: the interval narrows about threefold.
+    few, many = wilson_interval(4, 30), wilson_interval(40, 300)
+    assert few is not None and many is not None
+    assert (few[1] - few[0]) > 2.5 * (many[1] - many[0])
+    found = calibrate(report("bm25f", NONES, ANSWERABLE), 0.15)
+    assert found.false_accept_interval == wilson_interval(1, 10)
+    assert calibrate(report("semantic", []), 0.15).false_accept_interval is None
+    counted = ScorerReport("bm25f", 0.45, nones=10, false_accepts=0)  # as evaluate counts them
+    assert counted.to_json()["none_false_accept_interval"] == [0.0, pytest.approx(0.27754, abs=1e-5)]
+    assert ScorerReport("bm25f", 0.45).to_json()["none_false_accept_interval"] is None
 
 
 def test_lexical_calibrates_just_above_the_score_to_turn_away() -> None:
