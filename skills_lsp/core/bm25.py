@@ -9,8 +9,9 @@ means about the same in a workspace of 60 skills or 20,000.
 That 0..1 scale is x / (x + 1), where x is the raw BM25F sum divided by the idf of a word found in
 a single skill: "as much evidence as one rare word matching fully" scores 0.5 in any workspace,
 since every idf grows with the log of the pool. Words held by a fixed share of the pool drift
-slowly (one in 5% of the skills: 0.55 among 40, 0.49 among 2,000, 0.47 among 20,000), so a
-threshold calibrated on a small pool is a little strict on a large one.
+slowly (one in 5% of the skills: 0.55 among 40, 0.49 among 2,000, 0.47 among 20,000). A large pool
+also holds more skills that a stray request can match, which pulls the other way: on
+benchmarks/routing/ the calibrated threshold is 0.40 among 79 skills and 0.44 among 2,079.
 
 An earlier version divided by the query's best possible score instead; that made the score fall
 with every extra word of a chatty request, so at its threshold it turned away 62% of answerable
@@ -321,6 +322,12 @@ class Bm25fSearch(SlottedSearch):
             for f in range(len(FIELDS)):
                 entry[1][f].append(per_field[f])
             self._contributions.pop(word, None)  # its document frequency changed
+
+    def set_parameters(self, parameters: Bm25fParameters) -> None:
+        """Score with other weights, b and k1 from now on (no rebuild: postings keep raw counts);
+        the per-word cache and the length norms, computed with the old ones, are dropped."""
+        self.p = parameters
+        self._cached_for = None
 
     def _forget(self, slot: int, doc: SkillDocument) -> None:
         for f, field in enumerate(FIELDS):

@@ -12,6 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from skills_lsp.core.evaluation import evaluate
+from skills_lsp.core.index import load_workspace_index
+from skills_lsp.core.queries import load_query_file
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -47,17 +53,27 @@ def test_bench_routing_reports_every_scorer_alone_and_among_distractors() -> Non
             assert calibration["none_false_accept_rate"] <= 0.15
             if r["scorer"] != "lexical":  # the calibrated defaults hold the false-accept target
                 assert r["none_false_accept_rate"] <= 0.15
-            assert calibration["held_out_none_false_accept_rate"] >= calibration["none_false_accept_rate"]
+            low, high = calibration["none_false_accept_interval"]
+            assert low <= calibration["none_false_accept_rate"] <= high
 
 
-def test_tune_bm25f_searches_the_grid_with_a_held_out_check() -> None:
-    out = run("tune_bm25f.py", "--distractors", "0", "--grid", "quick")
-    assert out["answerable_cases"] == 240 and out["pools"] == [0] and out["settings"] >= 2
-    assert len(out["folds"]) == 2
-    for fold in out["folds"]:
-        assert 0.0 < fold["held_out_fold"] <= 1.0 and 0.0 < fold["tuned_fold"] <= 1.0
-    # Best on all requests is at least what the defaults give (they are in the grid).
-    assert out["best"]["top1"] >= out["default"]["top1"] > 0.3
+def test_tune_scorers_searches_each_grid_with_a_held_out_check() -> None:
+    out = run("tune_scorers.py", "--distractors", "0", "--grid", "quick")
+    assert out["pools"] == [0] and out["skipped"] == {} and set(out["scorers"]) == {"bm25f", "hybrid"}
+    bm25f, hybrid = out["scorers"]["bm25f"], out["scorers"]["hybrid"]
+    assert bm25f["answerable_cases"] == 240 and bm25f["settings"] == 4 and hybrid["settings"] == 2
+    assert bm25f["default"]["setting"].startswith("name_weight=3.0, description_weight=2.0, body_weight=0.4")
+    assert hybrid["default"]["setting"] == "bm25f weight 0.5"
+    for found in (bm25f, hybrid):
+        assert len(found["folds"]) == 2
+        for fold in found["folds"]:
+            assert 0.3 < fold["held_out_fold"] <= 1.0 and 0.3 < fold["default_on_held_out"] <= 1.0
+        # The default, scored here through the script's own switching, is what evaluate() gives.
+        assert 0.5 < found["default"]["top1"] < 0.75
+    # Switching parameters back and forth on one search gives what a fresh evaluation gives.
+    cases, _ = load_query_file(BENCHMARKS / "routing" / "queries.yaml")
+    fresh = evaluate(load_workspace_index(BENCHMARKS / "routing"), cases, "bm25f")
+    assert bm25f["default"]["top1"] == pytest.approx(fresh.top1 / fresh.answerable, abs=1e-12)
 
 
 def test_bench_select_times_every_scorer_on_a_generated_workspace(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.bm25 import bm25f_for, stem, terms
+from skills_lsp.core.bm25 import Bm25fParameters, Bm25fSearch, bm25f_for, stem, terms
 from skills_lsp.core.evaluation import auroc, evaluate
 from skills_lsp.core.index import SkillDocument, SkillIndex, load_workspace_index
 from skills_lsp.core.queries import QueryCase
@@ -62,6 +62,31 @@ def test_removal_equals_a_fresh_build() -> None:
     fresh = SkillIndex([d for i, d in enumerate(docs) if i % 3])
     for query in ("pdf form", "invoice cleaning", "数据"):
         assert ranking(index, query, policy) == ranking(fresh, query, policy)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    corpus,
+    st.lists(text, min_size=1, max_size=4),
+    st.builds(
+        Bm25fParameters,
+        name_weight=st.sampled_from([0.5, 3.0]),
+        description_weight=st.sampled_from([1.0, 2.5]),
+        body_weight=st.sampled_from([0.2, 1.0]),
+        body_b=st.sampled_from([0.0, 0.9]),
+        k1=st.sampled_from([0.5, 1.6]),
+    ),
+)
+def test_new_parameters_score_as_a_fresh_build_with_them(entries, queries, parameters) -> None:  # type: ignore[no-untyped-def]
+    # The tuning script switches parameters on a built search rather than rebuilding it.
+    docs = [doc(i, n, d, b) for i, (n, d, b) in enumerate(entries)]
+    switched = Bm25fSearch(SkillIndex(docs))
+    for query in queries:
+        switched.scores(query)  # fill the per-word cache with the default parameters' values
+    switched.set_parameters(parameters)
+    fresh = Bm25fSearch(SkillIndex(docs), parameters)
+    for query in queries:
+        assert switched.scores(query).tolist() == fresh.scores(query).tolist()
 
 
 def test_terms_drop_stop_words_and_stem() -> None:
