@@ -113,10 +113,15 @@ def format_threshold(value: float) -> str:
     return f"{value:.2f}" if value <= 1.0 and round(value, 2) == value else repr(value)
 
 
+def false_accepts_at(report: ScorerReport, threshold: float) -> int:
+    """How many `expect: none` cases would still select a skill at `threshold`."""
+    return sum(t >= threshold and t > 0 for t in report.none_tops)
+
+
 def outcome_at(report: ScorerReport, threshold: float) -> tuple[float | None, float | None, float | None]:
     """(false-accept rate, routed accuracy, answerable rejected rate) if `threshold` applied;
     None where the report has no case of that kind."""
-    fa = sum(t >= threshold and t > 0 for t in report.none_tops)
+    fa = false_accepts_at(report, threshold)
     routed = sum(right and t >= threshold for t, right in report.answerable_tops)
     rejected = sum(t < threshold or t <= 0 for t, _ in report.answerable_tops)
     total = len(report.answerable_tops)
@@ -143,8 +148,7 @@ def calibrate(report: ScorerReport, target: float) -> Calibration:
     leave a wide margin (4 of 30 is anywhere from about 5% to 30%)."""
     threshold = _lowest_threshold(report.scorer, report.none_tops, target)
     fa, routed, rejected = outcome_at(report, threshold)
-    accepted = sum(t >= threshold and t > 0 for t in report.none_tops)
-    interval = wilson_interval(accepted, len(report.none_tops))
+    interval = wilson_interval(false_accepts_at(report, threshold), len(report.none_tops))
     return Calibration(report.scorer, target, threshold, fa, routed, rejected, interval)
 
 
