@@ -25,10 +25,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from skills_lsp.core.evaluation import calibrate, evaluate, format_threshold  # noqa: E402
-from skills_lsp.core.index import SkillIndex, load_workspace_index  # noqa: E402
-from skills_lsp.core.queries import load_query_file  # noqa: E402
-from skills_lsp.core.semantic import ScorerUnavailable  # noqa: E402
+from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index  # noqa: E402
+from skills_lsp.core.routing.evaluation import calibrate, evaluate, format_threshold  # noqa: E402
+from skills_lsp.core.routing.queries import load_query_file  # noqa: E402
+from skills_lsp.core.routing.semantic import ScorerUnavailable  # noqa: E402
 
 ROUTING = REPO / "benchmarks" / "routing"
 

@@ -30,8 +30,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from skills_lsp.core.index import SkillIndex, load_workspace_index  # noqa: E402
-from skills_lsp.core.scoring import (  # noqa: E402
+from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index  # noqa: E402
+from skills_lsp.core.routing.lexical import (  # noqa: E402
     SelectionPolicy,
     search_for,
     select_skills,
@@ -193,7 +193,7 @@ def scorer_figures(index: SkillIndex, queries: list[str], name: str, edits: int)
     """Build time and latencies of one of the scorers beside the crate's."""
     from dataclasses import replace
 
-    from skills_lsp.core.semantic import ScorerUnavailable
+    from skills_lsp.core.routing.semantic import ScorerUnavailable
 
     default = SelectionPolicy(scorer=name)  # type: ignore[arg-type]
     try:

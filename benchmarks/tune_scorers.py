@@ -1,5 +1,5 @@
 """Grid searches behind the scorers' defaults on benchmarks/routing/, each with a held-out check, so
-the defaults in skills_lsp/core/bm25.py (bm25f's field weights, b and k1) and semantic.py (hybrid's
+the defaults in skills_lsp/core/routing/bm25f.py (bm25f's field weights, b and k1) and semantic.py (hybrid's
 weight of bm25f) can be re-derived and audited.
 
     python benchmarks/tune_scorers.py [--scorer bm25f,hybrid] [--distractors 2000] [--grid full|quick]
@@ -30,11 +30,11 @@ sys.path.insert(0, str(REPO))
 
 from bench_routing import ROUTING, pool  # noqa: E402
 
-from skills_lsp.core.bm25 import Bm25fParameters, bm25f_for  # noqa: E402
-from skills_lsp.core.index import SkillIndex  # noqa: E402
-from skills_lsp.core.queries import QueryCase, load_query_file  # noqa: E402
-from skills_lsp.core.selection import SelectionPolicy  # noqa: E402
-from skills_lsp.core.semantic import HYBRID_BM25F_WEIGHT, ScorerUnavailable, hybrid_for  # noqa: E402
+from skills_lsp.core.index.skill_index import SkillIndex  # noqa: E402
+from skills_lsp.core.routing.bm25f import Bm25fParameters, bm25f_for  # noqa: E402
+from skills_lsp.core.routing.policy import SelectionPolicy  # noqa: E402
+from skills_lsp.core.routing.queries import QueryCase, load_query_file  # noqa: E402
+from skills_lsp.core.routing.semantic import HYBRID_BM25F_WEIGHT, ScorerUnavailable, hybrid_for  # noqa: E402
 
 BM25F_GRID: dict[str, tuple[float, ...]] = {
     "name_weight": (1.5, 3.0, 4.5),

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from skills_lsp._version import __version__
 
 _EXPORTS = {
-    "skills_lsp.core.catalog": ("SkillCatalog", "to_prompt"),
-    "skills_lsp.core.coordinator": (
+    "skills_lsp.core.engine.catalog": ("SkillCatalog", "to_prompt"),
+    "skills_lsp.core.engine.coordinator": (
         "ByName",
         "ByQuery",
         "ByTag",
@@ -22,7 +22,7 @@ _EXPORTS = {
         "SkillContext",
         "ValidationMode",
     ),
-    "skills_lsp.core.discovery": (
+    "skills_lsp.core.files.discovery": (
         "discover_agent_skills",
         "discover_instruction_files",
         "discover_skill_files",
@@ -37,7 +37,7 @@ _EXPORTS = {
         "Validation",
         "Yaml",
     ),
-    "skills_lsp.core.index": (
+    "skills_lsp.core.index.skill_index": (
         "SkillDocument",
         "SkillIndex",
         "SkillSummary",
@@ -46,7 +46,7 @@ _EXPORTS = {
         "load_workspace_index",
         "normalize_id",
     ),
-    "skills_lsp.core.inject": (
+    "skills_lsp.core.engine.inject": (
         "Content",
         "Part",
         "SkillInjector",
@@ -54,9 +54,24 @@ _EXPORTS = {
         "apply_skill_injection",
         "select_skill_prompt_block",
     ),
-    "skills_lsp.core.scoring": ("SelectionPolicy", "SkillMatch", "score_skill", "select_skills", "tokenize"),
-    "skills_lsp.core.skill_parser": ("ParsedSkill", "parse_instruction_markdown", "parse_skill_markdown"),
-    "skills_lsp.core.tool_registry": ("StaticToolRegistry", "Tool", "ToolRegistry", "load_tool_manifest"),
+    "skills_lsp.core.routing.lexical": (
+        "SelectionPolicy",
+        "SkillMatch",
+        "score_skill",
+        "select_skills",
+        "tokenize",
+    ),
+    "skills_lsp.core.parse.skill_parser": (
+        "ParsedSkill",
+        "parse_instruction_markdown",
+        "parse_skill_markdown",
+    ),
+    "skills_lsp.core.parse.tool_manifest": (
+        "StaticToolRegistry",
+        "Tool",
+        "ToolRegistry",
+        "load_tool_manifest",
+    ),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -124,8 +139,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from skills_lsp.core.catalog import SkillCatalog, to_prompt
-    from skills_lsp.core.coordinator import (
+    from skills_lsp.core.engine.catalog import SkillCatalog, to_prompt
+    from skills_lsp.core.engine.coordinator import (
         ByName,
         ByQuery,
         ByTag,
@@ -134,10 +149,13 @@ if TYPE_CHECKING:
         SkillContext,
         ValidationMode,
     )
-    from skills_lsp.core.discovery import (
-        discover_agent_skills,
-        discover_instruction_files,
-        discover_skill_files,
+    from skills_lsp.core.engine.inject import (
+        Content,
+        Part,
+        SkillInjector,
+        SkillInjectorConfig,
+        apply_skill_injection,
+        select_skill_prompt_block,
     )
     from skills_lsp.core.errors import (
         IndexError_,
@@ -149,7 +167,12 @@ if TYPE_CHECKING:
         Validation,
         Yaml,
     )
-    from skills_lsp.core.index import (
+    from skills_lsp.core.files.discovery import (
+        discover_agent_skills,
+        discover_instruction_files,
+        discover_skill_files,
+    )
+    from skills_lsp.core.index.skill_index import (
         SkillDocument,
         SkillIndex,
         SkillSummary,
@@ -158,14 +181,16 @@ if TYPE_CHECKING:
         load_workspace_index,
         normalize_id,
     )
-    from skills_lsp.core.inject import (
-        Content,
-        Part,
-        SkillInjector,
-        SkillInjectorConfig,
-        apply_skill_injection,
-        select_skill_prompt_block,
+    from skills_lsp.core.parse.skill_parser import (
+        ParsedSkill,
+        parse_instruction_markdown,
+        parse_skill_markdown,
     )
-    from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, score_skill, select_skills, tokenize
-    from skills_lsp.core.skill_parser import ParsedSkill, parse_instruction_markdown, parse_skill_markdown
-    from skills_lsp.core.tool_registry import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest
+    from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest
+    from skills_lsp.core.routing.lexical import (
+        SelectionPolicy,
+        SkillMatch,
+        score_skill,
+        select_skills,
+        tokenize,
+    )

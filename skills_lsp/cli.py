@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from skills_lsp._version import __version__
-from skills_lsp.core.check import CheckResult, check_paths, default_cache_dir, resolve_config
-from skills_lsp.core.config import SCORER_CHOICES, Config
+from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
 from skills_lsp.core.extras import ScorerUnavailable
+from skills_lsp.core.files.config import SCORER_CHOICES, Config
 from skills_lsp.core.model import Finding, Severity
-from skills_lsp.core.profiles import PROFILES
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
+from skills_lsp.core.rules.check import CheckResult, check_paths, default_cache_dir, resolve_config
+from skills_lsp.core.rules.profiles import PROFILES
 
 if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
-    from skills_lsp.core.index import SkillIndex
-    from skills_lsp.core.queries import QueryResult
-    from skills_lsp.core.scoring import SkillMatch
+    from skills_lsp.core.index.skill_index import SkillIndex
+    from skills_lsp.core.routing.lexical import SkillMatch
+    from skills_lsp.core.routing.queries import QueryResult
 
 DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 _SARIF_LEVEL = {
@@ -366,7 +366,7 @@ def _workspace(args: argparse.Namespace) -> tuple[Path, Config]:
 
 
 def _index(args: argparse.Namespace) -> SkillIndex:
-    from skills_lsp.core.index import load_skill_index, load_workspace_index
+    from skills_lsp.core.index.skill_index import load_skill_index, load_workspace_index
 
     root, config = _workspace(args)
     if getattr(args, "crate", False):
@@ -379,7 +379,7 @@ def _keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
     folder (the one `check` uses); main() saves what this run adds."""
     if not any(s in ("semantic", "hybrid") for s in scorers):
         return
-    from skills_lsp.core.semantic import VECTOR_FILE, VECTORS
+    from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
 
     root, config = _workspace(args)
     VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
@@ -407,7 +407,12 @@ def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills, select_skills_plain
+    from skills_lsp.core.routing.lexical import (
+        DEFAULT_MIN_SCORE,
+        SelectionPolicy,
+        select_skills,
+        select_skills_plain,
+    )
 
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
@@ -457,7 +462,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if "semantic" in hits:
                 out.write(f"     bm25f {hits['bm25f']:.4f}, semantic {hits['semantic']:.4f}\n")
             continue
-        from skills_lsp.core.scoring import FIELD_WEIGHTS
+        from skills_lsp.core.routing.lexical import FIELD_WEIGHTS
 
         for field_name in ("name", "description", "tags", "body"):
             tokens = hits[field_name]
@@ -474,18 +479,18 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _explain_json(
     query: str, index: SkillIndex, match: SkillMatch, tokenizer: str, scorer: str = "lexical"
 ) -> dict[str, Any]:
-    from skills_lsp.core.scoring import explain
+    from skills_lsp.core.routing.lexical import explain
 
     document = index.find_by_id(match.skill.id)
     assert document is not None
     if scorer == "semantic":  # no words to show: meaning, not vocabulary
         return {"embedded": "name, description, tags, body start"}
     if scorer != "lexical":
-        from skills_lsp.core.bm25 import matched_terms
+        from skills_lsp.core.routing.bm25f import matched_terms
 
         found: dict[str, Any] = {"shared_words": matched_terms(query, document)}
         if scorer == "hybrid":
-            from skills_lsp.core.semantic import hybrid_for
+            from skills_lsp.core.routing.semantic import hybrid_for
 
             found["bm25f"], found["semantic"] = hybrid_for(index).components(query)[id(document)]
         return found
@@ -502,15 +507,15 @@ def _explain_json(
 
 
 def cmd_prompt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.catalog import to_prompt
+    from skills_lsp.core.engine.catalog import to_prompt
 
     out.write(to_prompt(_index(args)) + "\n")
     return 0
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.index import load_workspace_index
-    from skills_lsp.core.queries import load_query_file, run_cases
+    from skills_lsp.core.index.skill_index import load_workspace_index
+    from skills_lsp.core.routing.queries import load_query_file, run_cases
 
     root, config = _workspace(args)
     query_file = Path(args.query_file) if args.query_file else (config.root or root) / config.query_file
@@ -566,10 +571,10 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core import semantic
-    from skills_lsp.core.evaluation import calibrate, evaluate, format_threshold
-    from skills_lsp.core.index import load_workspace_index
-    from skills_lsp.core.queries import load_query_file
+    from skills_lsp.core.index.skill_index import load_workspace_index
+    from skills_lsp.core.routing import semantic
+    from skills_lsp.core.routing.evaluation import calibrate, evaluate, format_threshold
+    from skills_lsp.core.routing.queries import load_query_file
 
     root, config = _workspace(args)
     if args.scorer is None:
@@ -868,6 +873,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
     finally:
-        semantic = sys.modules.get("skills_lsp.core.semantic")  # loaded only by scoring commands
+        semantic = sys.modules.get("skills_lsp.core.routing.semantic")  # loaded only by scoring commands
         if semantic is not None:
             semantic.VECTORS.flush()  # what `_keep_vectors` attached; nothing if nothing new

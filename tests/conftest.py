@@ -19,7 +19,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 @pytest.fixture()
 def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
-    from skills_lsp.core import semantic
+    from skills_lsp.core.routing import semantic
 
     real = importlib.util.find_spec
 

@@ -46,7 +46,7 @@ from skills_lsp.adk.tools import (
     skill_tools,
 )
 from skills_lsp.adk.uploads import StagedFile, StagingShellTool, UploadStagingPlugin, safe_name, staging_root
-from skills_lsp.core.coordinator import ValidationMode
+from skills_lsp.core.engine.coordinator import ValidationMode
 
 __all__ = [
     "ADK_CODE",

@@ -24,7 +24,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.function_tool import FunctionTool
 
 from skills_lsp.adk.tools import SkillSource, skill_index
-from skills_lsp.core.coordinator import (
+from skills_lsp.core.engine.coordinator import (
     DEFAULT_MAX_INSTRUCTION_CHARS,
     ByName,
     ByQuery,
@@ -34,8 +34,8 @@ from skills_lsp.core.coordinator import (
     ValidationMode,
 )
 from skills_lsp.core.errors import SkillError
-from skills_lsp.core.index import SkillIndex
-from skills_lsp.core.scoring import SelectionPolicy, SkillMatch
+from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.routing.lexical import SelectionPolicy, SkillMatch
 
 ToolLike = BaseTool | Callable[..., Any]
 

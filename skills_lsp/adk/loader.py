@@ -26,14 +26,14 @@ from typing import Any
 import pydantic
 from google.adk.skills import Frontmatter, Resources, Script, Skill
 
-from skills_lsp.core.check import resolve_config, workspace_findings
-from skills_lsp.core.config import Config
-from skills_lsp.core.discovery import discover_agent_skills, path_sort_key
-from skills_lsp.core.frontmatter import Document, parse_bytes, read_limited
+from skills_lsp.core.files.config import Config
+from skills_lsp.core.files.discovery import discover_agent_skills, path_sort_key
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
-from skills_lsp.core.profiles import Profile
+from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
+from skills_lsp.core.rules.check import resolve_config, workspace_findings
+from skills_lsp.core.rules.profiles import Profile
+from skills_lsp.core.rules.validate import check_document, resolve_profile, unreadable
 from skills_lsp.core.rules.workspace import NamedSkill
-from skills_lsp.core.validate import check_document, resolve_profile, unreadable
 
 logger = logging.getLogger("skills_lsp.adk")
 

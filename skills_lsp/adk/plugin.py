@@ -1,7 +1,7 @@
 """`SkillInjectorPlugin`: the core's prompt injection applied to each user message in ADK.
 
 On `on_user_message_callback` the message's text parts go through
-`skills_lsp.core.inject.apply_skill_injection` (top match under the selection policy, the
+`skills_lsp.core.engine.inject.apply_skill_injection` (top match under the selection policy, the
 `[skill:<name>]` block cut to `max_injected_chars`, a blank line, then the user's text). The
 rewritten message is what the runner stores as the user event and what the model receives.
 
@@ -24,8 +24,8 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from skills_lsp.adk.tools import SkillSource, skill_index
-from skills_lsp.core.inject import DEFAULT_MAX_INJECTED_CHARS, Content, Part, apply_skill_injection
-from skills_lsp.core.scoring import SelectionPolicy
+from skills_lsp.core.engine.inject import DEFAULT_MAX_INJECTED_CHARS, Content, Part, apply_skill_injection
+from skills_lsp.core.routing.lexical import SelectionPolicy
 
 DEFAULT_STATE_KEY = "skills_lsp_injection"
 

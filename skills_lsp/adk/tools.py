@@ -25,10 +25,10 @@ from google.genai import types
 from skills_lsp.adk.loader import load_adk_skills_report
 from skills_lsp.adk.sandbox import ScriptRefused, resolve_skill_file
 from skills_lsp.adk.sandbox import run_script as sandbox_run_script
-from skills_lsp.core.catalog import SkillCatalog, skill_directory
-from skills_lsp.core.frontmatter import read_limited
-from skills_lsp.core.index import SkillDocument, SkillIndex, read_workspace_document
+from skills_lsp.core.engine.catalog import SkillCatalog, skill_directory
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, read_workspace_document
 from skills_lsp.core.model import FileKind
+from skills_lsp.core.parse.frontmatter import read_limited
 
 SkillSource = SkillIndex | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 

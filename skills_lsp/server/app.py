@@ -66,7 +66,7 @@ class SkillsLanguageServer(LanguageServer):
 
     def lines_of(self, uri: str) -> list[str]:
         """The document's lines in the core's line model (for position conversion)."""
-        from skills_lsp.core.frontmatter import split_lines
+        from skills_lsp.core.parse.frontmatter import split_lines
 
         return split_lines(self.workspace.get_text_document(uri).source)
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from skills_lsp.core.frontmatter import parse_text
 from skills_lsp.core.model import Range
-from skills_lsp.core.queries import QueryResult, expecting
+from skills_lsp.core.parse.frontmatter import parse_text
+from skills_lsp.core.routing.queries import QueryResult, expecting
 from skills_lsp.server.state import FileRole
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
 from skills_lsp.core.extras import ScorerUnavailable
-from skills_lsp.core.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.scoring import SelectionPolicy, select_skills
+from skills_lsp.core.routing.lexical import SelectionPolicy, select_skills
 from skills_lsp.server import codelens, diagnostics
 
 # pygls resolves command handlers' type hints at run time, so the server class must be importable

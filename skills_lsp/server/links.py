@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from skills_lsp.core.frontmatter import parse_text
-from skills_lsp.core.markdown import Reference, find_references
+from skills_lsp.core.parse.frontmatter import parse_text
+from skills_lsp.core.parse.markdown import Reference, find_references
 from skills_lsp.server.state import FileRole
 
 if TYPE_CHECKING:

@@ -11,29 +11,29 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skills_lsp.core.check import Manifest, default_cache_dir, load_manifest
-from skills_lsp.core.config import SCORER_CHOICES, Config, find_config, load_config, parse_config
-from skills_lsp.core.discovery import is_convention_file, kind_of
 from skills_lsp.core.extras import ScorerUnavailable
-from skills_lsp.core.frontmatter import Document, parse_text
-from skills_lsp.core.index import SkillIndex, document_from_text, load_workspace_index
+from skills_lsp.core.files.config import SCORER_CHOICES, Config, find_config, load_config, parse_config
+from skills_lsp.core.files.discovery import is_convention_file, kind_of
+from skills_lsp.core.index.skill_index import SkillIndex, document_from_text, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
-from skills_lsp.core.profiles import PROFILES, Profile
-from skills_lsp.core.queries import (
+from skills_lsp.core.parse.frontmatter import Document, parse_text
+from skills_lsp.core.parse.tool_manifest import parse_tool_manifest
+from skills_lsp.core.routing.lexical import prepare
+from skills_lsp.core.routing.policy import OPTIONAL_SCORERS, SCORERS, ScorerName, scorer_name
+from skills_lsp.core.routing.queries import (
     QueryCase,
     QueryResult,
     load_query_file,
     parse_query_file,
     run_cases,
 )
+from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
 from skills_lsp.core.rules import RULES
+from skills_lsp.core.rules.check import Manifest, default_cache_dir, load_manifest
 from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.profiles import PROFILES, Profile
+from skills_lsp.core.rules.validate import check_document, enabled_rules, resolve_profile, severity_for
 from skills_lsp.core.rules.workspace import NamedSkill
-from skills_lsp.core.scoring import prepare
-from skills_lsp.core.selection import OPTIONAL_SCORERS, SCORERS, ScorerName, scorer_name
-from skills_lsp.core.semantic import VECTOR_FILE, VECTORS, workspace_keys
-from skills_lsp.core.tool_registry import parse_tool_manifest
-from skills_lsp.core.validate import check_document, enabled_rules, resolve_profile, severity_for
 
 QUERY_FAILURE_CODE = "SK702"
 PREPARE_ALL_UP_TO = 2000  # skills: below this, building every scorer takes about a second

@@ -25,8 +25,8 @@ from skills_lsp.adk import (
     skill_index,
     skill_tools,
 )
-from skills_lsp.core.catalog import to_prompt
-from skills_lsp.core.scoring import SelectionPolicy
+from skills_lsp.core.engine.catalog import to_prompt
+from skills_lsp.core.routing.lexical import SelectionPolicy
 
 
 def fetch_table(name: str) -> dict[str, Any]:

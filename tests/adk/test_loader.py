@@ -209,7 +209,7 @@ async def test_adk_skill_toolset_serves_our_skills(tmp_path: Path) -> None:
 
 def test_core_never_imports_google_adk() -> None:
     code = (
-        "import sys, skills_lsp.cli, skills_lsp.core.check, skills_lsp.core.index\n"
+        "import sys, skills_lsp.cli, skills_lsp.core.rules.check, skills_lsp.core.index.skill_index\n"
         "assert not [m for m in sys.modules if m.startswith('google.adk')], 'core imported google.adk'\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)

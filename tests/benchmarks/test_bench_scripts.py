@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from skills_lsp.core.evaluation import evaluate
-from skills_lsp.core.index import load_workspace_index
-from skills_lsp.core.queries import load_query_file
+from skills_lsp.core.index.skill_index import load_workspace_index
+from skills_lsp.core.routing.evaluation import evaluate
+from skills_lsp.core.routing.queries import load_query_file
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from skills_lsp.cli import main
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS
+from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SCORERS
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -222,7 +222,7 @@ def test_eval_without_the_extra_runs_the_scorers_it_has() -> None:
 def test_semantic_commands_keep_skill_vectors_for_the_next_run(tmp_path: Path) -> None:
     import shutil
 
-    from skills_lsp.core import semantic
+    from skills_lsp.core.routing import semantic
 
     workspace = tmp_path / "ws"
     shutil.copytree(EXAMPLES, workspace)
@@ -250,4 +250,4 @@ def test_the_cli_does_not_load_numpy_or_the_scorers_to_check() -> None:
         check=True,
     )
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert not {"numpy", "skills_lsp.core.semantic", "skills_lsp.core.bm25"} & loaded
+    assert not {"numpy", "skills_lsp.core.routing.semantic", "skills_lsp.core.routing.bm25f"} & loaded

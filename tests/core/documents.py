@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skills_lsp.core.index import SkillDocument
+from skills_lsp.core.index.skill_index import SkillDocument
 from skills_lsp.core.model import FileKind
 
 

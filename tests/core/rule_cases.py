@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skills_lsp.core.discovery import kind_of
-from skills_lsp.core.frontmatter import MAX_FILE_BYTES
+from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.model import Position, Severity, TextEdit
-from skills_lsp.core.profiles import DEFAULT_PROFILE, get_profile
+from skills_lsp.core.parse.frontmatter import MAX_FILE_BYTES
 from skills_lsp.core.rules import RULES
+from skills_lsp.core.rules.profiles import DEFAULT_PROFILE, get_profile
 
 RangeTuple = tuple[int, int, int, int]
 

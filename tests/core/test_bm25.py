@@ -9,11 +9,11 @@ from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.bm25 import Bm25fParameters, Bm25fSearch, bm25f_for, stem, terms
-from skills_lsp.core.evaluation import auroc, evaluate
-from skills_lsp.core.index import SkillDocument, SkillIndex, load_workspace_index
-from skills_lsp.core.queries import QueryCase
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
+from skills_lsp.core.routing.bm25f import Bm25fParameters, Bm25fSearch, bm25f_for, stem, terms
+from skills_lsp.core.routing.evaluation import auroc, evaluate
+from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.routing.queries import QueryCase
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORDS = SCORING_WORDS

@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core.catalog import MAX_RESOURCES, SkillCatalog, SkillMetadata, list_resources, to_prompt
-from skills_lsp.core.index import SkillIndex, load_workspace_index
+from skills_lsp.core.engine.catalog import (
+    MAX_RESOURCES,
+    SkillCatalog,
+    SkillMetadata,
+    list_resources,
+    to_prompt,
+)
+from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
 from skills_lsp.core.model import FileKind
 
 skills_ref_prompt = pytest.importorskip("skills_ref.prompt")

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core.discovery import (
+from skills_lsp.core.errors import InvalidSkillsRoot
+from skills_lsp.core.files.discovery import (
     discover_agent_skills,
     discover_instruction_files,
     discover_skill_files,
     discover_workspace,
     kind_of,
 )
-from skills_lsp.core.errors import InvalidSkillsRoot
 from skills_lsp.core.model import FileKind
 
 PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity"

@@ -24,9 +24,9 @@ from skills_lsp import (
     select_skills,
     to_prompt,
 )
-from skills_lsp.core.coordinator import rust_debug
-from skills_lsp.core.queries import parse_query_file
-from skills_lsp.core.tool_registry import parse_tool_manifest
+from skills_lsp.core.engine.coordinator import rust_debug
+from skills_lsp.core.parse.tool_manifest import parse_tool_manifest
+from skills_lsp.core.routing.queries import parse_query_file
 
 PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity" / "workspace"
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.evaluation import (
+from skills_lsp.core.index.skill_index import load_workspace_index
+from skills_lsp.core.routing.evaluation import (
     Calibration,
     ScorerReport,
     calibrate,
@@ -19,9 +20,8 @@ from skills_lsp.core.evaluation import (
     outcome_at,
     wilson_interval,
 )
-from skills_lsp.core.index import load_workspace_index
-from skills_lsp.core.queries import QueryCase, load_query_file
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SCORERS, f32
+from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SCORERS, f32
+from skills_lsp.core.routing.queries import QueryCase, load_query_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from skills_lsp.core.frontmatter import parse_text
 from skills_lsp.core.model import Finding, Fix, Severity
+from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.validate import validate_file
+from skills_lsp.core.rules.validate import validate_file
 
 try:  # pytest's default "prepend" import mode puts tests/core on sys.path
     from rule_cases import CASES, EXEMPT, Case, apply_edits, document_text, fm

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from skills_lsp.core import frontmatter as fm
-from skills_lsp.core.frontmatter import parse_bytes, parse_text
 from skills_lsp.core.model import Range
+from skills_lsp.core.parse import frontmatter as fm
+from skills_lsp.core.parse.frontmatter import parse_bytes, parse_text
 
 
 def codes(doc: fm.Document) -> list[str]:

@@ -22,10 +22,15 @@ from documents import skill_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.discovery import path_sort_key
-from skills_lsp.core.index import SkillDocument, SkillIndex, load_skill_index_with_extras, normalize_id
+from skills_lsp.core.files.discovery import path_sort_key
+from skills_lsp.core.index.skill_index import (
+    SkillDocument,
+    SkillIndex,
+    load_skill_index_with_extras,
+    normalize_id,
+)
 from skills_lsp.core.model import FileKind
-from skills_lsp.core.scoring import (
+from skills_lsp.core.routing.lexical import (
     SelectionPolicy,
     SkillMatch,
     Tokenizer,

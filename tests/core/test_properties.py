@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.frontmatter import parse_bytes, parse_text, split_lines
 from skills_lsp.core.model import FileKind
-from skills_lsp.core.profiles import PROFILES
-from skills_lsp.core.validate import check_document
+from skills_lsp.core.parse.frontmatter import parse_bytes, parse_text, split_lines
+from skills_lsp.core.rules.profiles import PROFILES
+from skills_lsp.core.rules.validate import check_document
 
 BOUNDED = settings(deadline=timedelta(seconds=5))
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from documents import skill_document
 
-from skills_lsp.core.index import SkillDocument, SkillIndex
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import Range
-from skills_lsp.core.queries import QueryCase, load_query_file, parse_query_file, run_case
+from skills_lsp.core.routing.queries import QueryCase, load_query_file, parse_query_file, run_case
 
 
 def doc(name: str, description: str, body: str = "", tags: tuple[str, ...] = ()) -> SkillDocument:

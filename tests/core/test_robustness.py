@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core import frontmatter as fm
-from skills_lsp.core.check import check_paths, default_cache_dir
-from skills_lsp.core.config import Config
-from skills_lsp.core.discovery import discover_workspace
-from skills_lsp.core.frontmatter import parse_text, read_limited
-from skills_lsp.core.markdown import find_references
+from skills_lsp.core.files.config import Config
+from skills_lsp.core.files.discovery import discover_workspace
 from skills_lsp.core.model import Range
-from skills_lsp.core.validate import validate_file, validate_text
+from skills_lsp.core.parse import frontmatter as fm
+from skills_lsp.core.parse.frontmatter import parse_text, read_limited
+from skills_lsp.core.parse.markdown import find_references
+from skills_lsp.core.rules.check import check_paths, default_cache_dir
+from skills_lsp.core.rules.validate import validate_file, validate_text
 
 GOOD = "---\nname: {name}\ndescription: Does things. Use when asked.\n---\nBody.\n"
 

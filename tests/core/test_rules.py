@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core.check import check_paths
-from skills_lsp.core.frontmatter import split_lines
 from skills_lsp.core.model import Finding, Range, Severity, TextEdit
-from skills_lsp.core.profiles import PROFILES
+from skills_lsp.core.parse.frontmatter import split_lines
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.validate import validate_file
+from skills_lsp.core.rules.check import check_paths
+from skills_lsp.core.rules.profiles import PROFILES
+from skills_lsp.core.rules.validate import validate_file
 
 try:  # pytest's default "prepend" import mode puts tests/core on sys.path
     from rule_cases import CASES, EXEMPT, Case, RangeTuple, apply_edits, fm

@@ -14,12 +14,14 @@ from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core import config, selection, semantic
-from skills_lsp.core.bm25 import terms
-from skills_lsp.core.index import SkillIndex
-from skills_lsp.core.queries import QueryCase, explain_case
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
-from skills_lsp.core.semantic import (
+from skills_lsp.core.files import config
+from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.routing import policy as selection
+from skills_lsp.core.routing import semantic
+from skills_lsp.core.routing.bm25f import terms
+from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.routing.queries import QueryCase, explain_case
+from skills_lsp.core.routing.semantic import (
     HYBRID_BM25F_WEIGHT,
     INSTALL_HINT,
     VECTORS,
@@ -477,7 +479,7 @@ def test_with_scorer_takes_the_new_scorers_threshold() -> None:
 def test_a_margin_is_measured_against_the_real_runner_up() -> None:
     # Under a 0..1 scorer nearly every skill scores something: a runner-up under min_score still
     # competes, and the lead must be measured against it, not against 0.
-    from skills_lsp.core.queries import run_case
+    from skills_lsp.core.routing.queries import run_case
 
     index = SkillIndex(
         [
@@ -510,7 +512,7 @@ def test_selection_equals_ranking_every_exact_score(  # type: ignore[no-untyped-
 ) -> None:
     # Selection scores only the candidates in float64; it must pick exactly what ranking all of
     # the exact scores picks.
-    from skills_lsp.core.selection import ranked
+    from skills_lsp.core.routing.policy import ranked
 
     docs = [doc(i, n, d, b, ("pdf",) if i % 2 else ()) for i, (n, d, b) in enumerate(entries)]
     index = SkillIndex(docs)

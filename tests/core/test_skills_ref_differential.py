@@ -75,7 +75,7 @@ def skills_ref_verdict(skill_dir: Path) -> bool:
 
 
 def our_findings(skill_md: Path) -> list[Any]:
-    from skills_lsp.core.validate import validate_file
+    from skills_lsp.core.rules.validate import validate_file
 
     return list(validate_file(skill_md, profile="skills-ref"))
 

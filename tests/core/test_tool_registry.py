@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skills_lsp.core.check import check_paths
 from skills_lsp.core.model import Range
-from skills_lsp.core.tool_registry import (
+from skills_lsp.core.parse.tool_manifest import (
     StaticToolRegistry,
     ToolRegistry,
     load_tool_manifest,
     parse_tool_manifest,
 )
-from skills_lsp.core.validate import validate_text
+from skills_lsp.core.rules.check import check_paths
+from skills_lsp.core.rules.validate import validate_text
 
 SKILL = "---\nname: x\ndescription: Does x. Use when asked.\nallowed-tools: {tools}\n---\nBody.\n"
 

@@ -23,8 +23,8 @@ from lsp_helpers import execute, index_ends, opened, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from skills_lsp.core import semantic
-from skills_lsp.core.queries import run_cases
+from skills_lsp.core.routing import semantic
+from skills_lsp.core.routing.queries import run_cases
 from skills_lsp.server.state import QUERY_FAILURE_CODE, State
 
 REPO = Path(__file__).resolve().parents[2]
@@ -247,7 +247,7 @@ def test_loading_a_folder_builds_the_configured_scorers_index(tmp_path: Path) ->
 
 def test_a_hover_compares_only_the_scorers_already_built(tmp_path: Path) -> None:
     # Building bm25f or semantic takes seconds over 20,000 skills: a hover must never do it.
-    from skills_lsp.core.queries import explain_case
+    from skills_lsp.core.routing.queries import explain_case
 
     folder = State().load_folder(hybrid_workspace(tmp_path))
     assert folder.comparable() == ["lexical", "bm25f", "semantic", "hybrid"]  # small: all built

@@ -15,7 +15,7 @@ export const PROFILES = [
 
 export type Profile = (typeof PROFILES)[number];
 
-/** The routing scorers (skills_lsp.core.config.SCORER_CHOICES); semantic and hybrid need the extra. */
+/** The routing scorers (skills_lsp.core.files.config.SCORER_CHOICES); semantic and hybrid need the extra. */
 export const SCORERS = ['lexical', 'bm25f', 'semantic', 'hybrid'] as const;
 
 export type Scorer = (typeof SCORERS)[number];

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core import schema
-from skills_lsp.core.markdown import find_references
 from skills_lsp.core.model import FileKind, Fix, Severity, TextEdit
+from skills_lsp.core.parse.markdown import find_references
 from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
 
 BODY_MAX_LINES = 500

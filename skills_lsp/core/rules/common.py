@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skills_lsp.core.frontmatter import YamlNode, YamlPair
+from skills_lsp.core.parse.frontmatter import YamlNode, YamlPair
 from skills_lsp.core.rules.registry import Report, RuleContext
 
 

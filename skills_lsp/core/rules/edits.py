@@ -7,8 +7,8 @@ import re
 import unicodedata
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import Document, YamlNode, YamlPair
 from skills_lsp.core.model import Fix, Position, Range, TextEdit
+from skills_lsp.core.parse.frontmatter import Document, YamlNode, YamlPair
 
 NAME_MAX = schema.max_length("name")
 

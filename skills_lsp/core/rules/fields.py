@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import YamlNode, node_at, to_python
 from skills_lsp.core.model import Fix, Severity
+from skills_lsp.core.parse.frontmatter import YamlNode, node_at, to_python
 from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import move_under_metadata, replace
 from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule

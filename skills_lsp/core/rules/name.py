@@ -5,8 +5,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 
-from skills_lsp.core.frontmatter import YamlNode
 from skills_lsp.core.model import FileKind, Fix, Range, Severity, TextEdit
+from skills_lsp.core.parse.frontmatter import YamlNode
 from skills_lsp.core.rules.common import empty_or_not_string, field_text
 from skills_lsp.core.rules.edits import NAME_MAX, replace, suggest_name, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule

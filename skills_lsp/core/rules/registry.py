@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skills_lsp.core.frontmatter import Document, YamlPair, read_limited
 from skills_lsp.core.model import FileKind, Fix, Range, Severity
-from skills_lsp.core.profiles import Profile
-from skills_lsp.core.tool_registry import ToolRegistry
+from skills_lsp.core.parse.frontmatter import Document, YamlPair, read_limited
+from skills_lsp.core.parse.tool_manifest import ToolRegistry
+from skills_lsp.core.rules.profiles import Profile
 
 GROUPS = {
     "SK0": "config",

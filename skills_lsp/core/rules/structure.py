@@ -6,8 +6,8 @@ import json
 import re
 from collections.abc import Iterator
 
-from skills_lsp.core import frontmatter as fm
 from skills_lsp.core.model import Fix, Range, Severity, TextEdit
+from skills_lsp.core.parse import frontmatter as fm
 from skills_lsp.core.rules.edits import find_pair, pair_lines
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 

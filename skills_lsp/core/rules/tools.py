@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from skills_lsp.core.frontmatter import Document, YamlPair
 from skills_lsp.core.model import Fix, Range, Severity, TextEdit
+from skills_lsp.core.parse.frontmatter import Document, YamlPair
 from skills_lsp.core.rules.edits import kept_comments, pair_lines, replace, split_tools, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from skills_lsp.core.model import BUNDLE_DIRS, Severity
 from skills_lsp.core.rules.edits import suggest_name
-from skills_lsp.core.validate import validate_text
+from skills_lsp.core.rules.validate import validate_text
 
 
 class ScaffoldError(Exception):

@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.bm25 import Bm25fSearch, bm25f_for
 from skills_lsp.core.extras import SEMANTIC_INSTALL_HINT, ScorerUnavailable
-from skills_lsp.core.index import SkillDocument, SkillIndex
-from skills_lsp.core.selection import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.routing.bm25f import Bm25fSearch, bm25f_for
+from skills_lsp.core.routing.policy import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
 
 MODEL_PACKAGE = "wordllama"
 MODEL_NAME = "wordllama l2_supercat 256"

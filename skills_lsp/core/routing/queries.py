@@ -18,7 +18,9 @@ from typing import Any
 
 from skills_lsp.core import schema
 from skills_lsp.core.extras import ScorerUnavailable
-from skills_lsp.core.frontmatter import (
+from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.model import Finding, Range, Severity
+from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
     duplicate_message,
@@ -26,9 +28,7 @@ from skills_lsp.core.frontmatter import (
     parse_yaml_file,
     to_python,
 )
-from skills_lsp.core.index import SkillIndex
-from skills_lsp.core.model import Finding, Range, Severity
-from skills_lsp.core.scoring import (
+from skills_lsp.core.routing.lexical import (
     DEFAULT_MIN_SCORE,
     SCORERS,
     SelectionPolicy,
@@ -36,8 +36,8 @@ from skills_lsp.core.scoring import (
     f32,
     select_skills,
 )
-from skills_lsp.core.selection import ScorerName, scorer_name
-from skills_lsp.core.semantic import HYBRID_BM25F_WEIGHT, hybrid_for
+from skills_lsp.core.routing.policy import ScorerName, scorer_name
+from skills_lsp.core.routing.semantic import HYBRID_BM25F_WEIGHT, hybrid_for
 
 QUERIES_CODE = "SK003"
 QUERIES_SCHEMA = "skill-queries.schema.json"
@@ -301,7 +301,7 @@ def explain_case(
 def _why(query: str, document: Any, scorer: str, parts: tuple[float, float] | None) -> str:
     """One line on where a skill's score comes from, in the scorer's own terms."""
     if scorer == "lexical":
-        from skills_lsp.core.scoring import explain
+        from skills_lsp.core.routing.lexical import explain
 
         hits = explain(query, document)
         fields = [
@@ -319,7 +319,7 @@ def _why(query: str, document: Any, scorer: str, parts: tuple[float, float] | No
             f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
         )
     if scorer in ("bm25f", "hybrid"):
-        from skills_lsp.core.bm25 import matched_terms
+        from skills_lsp.core.routing.bm25f import matched_terms
 
         found = matched_terms(query, document)
         words = "; ".join(f"{field}: {' '.join(ts)}" for field, ts in found.items() if ts) or "no shared word"

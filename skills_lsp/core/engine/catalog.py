@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, SkillSummary
 from skills_lsp.core.model import BUNDLE_DIRS, FileKind
 
 MAX_RESOURCES = 500

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skills_lsp.core.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
+from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
 from skills_lsp.core.model import Finding, Range, Severity
 
 if sys.version_info >= (3, 11):
@@ -467,7 +467,7 @@ def _codes(value: Any) -> tuple[str, ...]:
 
 
 def _read_key(key: str, value: Any) -> dict[str, Any]:
-    from skills_lsp.core.profiles import PROFILES
+    from skills_lsp.core.rules.profiles import PROFILES
 
     if key == "roots":
         return {"roots": _strings(value, "directories")}

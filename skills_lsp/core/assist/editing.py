@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Literal
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import Document
 from skills_lsp.core.model import BUNDLE_DIRS, Position, Range
-from skills_lsp.core.profiles import Profile
+from skills_lsp.core.parse.frontmatter import Document
+from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
 from skills_lsp.core.rules.edits import split_tools
-from skills_lsp.core.tool_registry import StaticToolRegistry
+from skills_lsp.core.rules.profiles import Profile
 
 SuggestionKind = Literal["field", "value", "tool", "file"]
 MAX_FILES = 200

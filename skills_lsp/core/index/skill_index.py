@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from skills_lsp.core.discovery import (
+from skills_lsp.core.errors import SkillError
+from skills_lsp.core.files.discovery import (
     DEFAULT_AGENT_SKILL_ROOTS,
     DEFAULT_MAX_DEPTH,
     discover_instruction_files,
@@ -28,10 +29,9 @@ from skills_lsp.core.discovery import (
     kind_of,
     path_sort_key,
 )
-from skills_lsp.core.errors import SkillError
-from skills_lsp.core.frontmatter import Document, parse_text, read_limited, to_python
 from skills_lsp.core.model import FileKind
-from skills_lsp.core.skill_parser import (
+from skills_lsp.core.parse.frontmatter import Document, parse_text, read_limited, to_python
+from skills_lsp.core.parse.skill_parser import (
     ParsedSkill,
     parse_instruction_markdown,
     parse_skill_markdown,
@@ -303,7 +303,7 @@ def discover_skill_files_in(folder: Path) -> list[Path]:
     """Skill files of an extra folder (the crate walks it like `.skills/`)."""
     if not folder.is_dir():
         return []
-    from skills_lsp.core.discovery import _has_support_component, _regular_files
+    from skills_lsp.core.files.discovery import _has_support_component, _regular_files
 
     found = [Path(e.path) for e in _regular_files(folder)]
     return [p for p in found if p.suffix == ".md" and not _has_support_component(p)]

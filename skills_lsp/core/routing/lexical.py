@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.bm25 import bm25f_for
-from skills_lsp.core.discovery import path_sort_key
-from skills_lsp.core.index import SkillDocument, SkillIndex
+from skills_lsp.core.files.discovery import path_sort_key
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import ascii_lower
-from skills_lsp.core.selection import (
+from skills_lsp.core.routing.bm25f import bm25f_for
+from skills_lsp.core.routing.policy import (
     DEFAULT_MIN_SCORE,
     OPTIONAL_SCORERS,
     SCORERS,
@@ -39,7 +39,7 @@ from skills_lsp.core.selection import (
     cached_search,
     tag_allowed,
 )
-from skills_lsp.core.semantic import hybrid_for, semantic_for
+from skills_lsp.core.routing.semantic import hybrid_for, semantic_for
 
 __all__ = [
     "DEFAULT_MIN_SCORE",
@@ -346,8 +346,8 @@ def prepare(index: SkillIndex, scorer: ScorerName, tokenizer: Tokenizer = "ascii
 
 def select_skills(index: SkillIndex, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:
     """The crate's `select_skills` (same results, bit for bit), through the inverted index; or,
-    by `policy.scorer`, field-weighted BM25 (core/bm25.py) or embeddings (core/semantic.py, which
-    raises semantic.ScorerUnavailable when its optional extra is not installed)."""
+    by `policy.scorer`, field-weighted BM25 (routing/bm25f.py) or embeddings (routing/semantic.py,
+    which raises ScorerUnavailable when its optional extra is not installed)."""
     policy = policy or SelectionPolicy()
     if policy.scorer == "bm25f":
         return bm25f_for(index).select(query, policy)

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from skills_lsp.core.config import Config
-from skills_lsp.core.discovery import kind_of
-from skills_lsp.core.frontmatter import Document, parse_bytes, parse_text, read_limited
+from skills_lsp.core.files.config import Config
+from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
-from skills_lsp.core.profiles import DEFAULT_PROFILE, Profile, get_profile
+from skills_lsp.core.parse.frontmatter import Document, parse_bytes, parse_text, read_limited
+from skills_lsp.core.parse.tool_manifest import ToolRegistry
 from skills_lsp.core.rules import RULES, Rule, RuleContext
-from skills_lsp.core.tool_registry import ToolRegistry
+from skills_lsp.core.rules.profiles import DEFAULT_PROFILE, Profile, get_profile
 
 DEFAULT_CONFIG = Config()
 

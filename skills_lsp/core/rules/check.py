@@ -15,15 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp._version import __version__
-from skills_lsp.core.config import Config, find_config, load_config
-from skills_lsp.core.discovery import discover_workspace, kind_of, path_sort_key
-from skills_lsp.core.frontmatter import parse_bytes, read_limited
+from skills_lsp.core.files.config import Config, find_config, load_config
+from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
+from skills_lsp.core.parse.frontmatter import parse_bytes, read_limited
+from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
-from skills_lsp.core.rules.workspace import NamedSkill
-from skills_lsp.core.tool_registry import StaticToolRegistry, load_tool_manifest
-from skills_lsp.core.validate import (
+from skills_lsp.core.rules.validate import (
     DEFAULT_CONFIG,
     check_document,
     enabled_rules,
@@ -31,6 +30,7 @@ from skills_lsp.core.validate import (
     severity_for,
     unreadable,
 )
+from skills_lsp.core.rules.workspace import NamedSkill
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
 _CACHE_FORMAT = 4  # bumped when findings change for the same file (SK104 on continuation lines)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from skills_lsp.core import schema
-from skills_lsp.core.frontmatter import (
+from skills_lsp.core.model import Finding, Range, Severity
+from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
     duplicate_message,
@@ -23,7 +24,6 @@ from skills_lsp.core.frontmatter import (
     parse_yaml_file,
     to_python,
 )
-from skills_lsp.core.model import Finding, Range, Severity
 
 MANIFEST_CODE = "SK002"
 MANIFEST_SCHEMA = "tool-registry.schema.json"

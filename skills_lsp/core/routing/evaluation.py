@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skills_lsp.core.index import SkillIndex
-from skills_lsp.core.queries import QueryCase
-from skills_lsp.core.scoring import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
-from skills_lsp.core.selection import scorer_name
+from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.routing.policy import scorer_name
+from skills_lsp.core.routing.queries import QueryCase
 
 DEFAULT_THRESHOLDS = DEFAULT_MIN_SCORE
 RANKED = 3

@@ -19,9 +19,9 @@ from pathlib import PurePath
 from typing import Any
 
 from skills_lsp.core.errors import InvalidFrontmatter, MissingField, SkillError, Yaml
-from skills_lsp.core.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml
-from skills_lsp.core.frontmatter import YamlNode as Node
 from skills_lsp.core.model import ascii_lower, ascii_upper
+from skills_lsp.core.parse.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml
+from skills_lsp.core.parse.frontmatter import YamlNode as Node
 
 # Rust's char::is_whitespace (Unicode White_Space); Python's str.strip() also strips \x1c-\x1f.
 RUST_WHITESPACE = (

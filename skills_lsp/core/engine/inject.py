@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skills_lsp.core.index import SkillIndex, load_skill_index, load_skill_index_with_extras
-from skills_lsp.core.scoring import SelectionPolicy, SkillMatch, select_skills
-from skills_lsp.core.skill_parser import rust_trim
+from skills_lsp.core.index.skill_index import SkillIndex, load_skill_index, load_skill_index_with_extras
+from skills_lsp.core.parse.skill_parser import rust_trim
+from skills_lsp.core.routing.lexical import SelectionPolicy, SkillMatch, select_skills
 
 DEFAULT_MAX_INJECTED_CHARS = 2000
 

@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.index import SkillDocument, SkillIndex
-from skills_lsp.core.selection import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.routing.policy import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
 
 # English function words that carry no routing signal ("the", "my", "to" used to score).
 STOP_WORDS = frozenset(

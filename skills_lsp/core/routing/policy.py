@@ -17,13 +17,13 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from skills_lsp.core.index import SkillDocument, SkillIndex, SkillSummary
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, SkillSummary
 from skills_lsp.core.model import ascii_lower
 
 Tokenizer = Literal["ascii", "unicode"]
 ScorerName = Literal["lexical", "bm25f", "semantic", "hybrid"]
 SCORERS: tuple[ScorerName, ...] = ("lexical", "bm25f", "semantic", "hybrid")
-# `semantic` and `hybrid` need the optional `semantic` extra (core/semantic.py).
+# `semantic` and `hybrid` need the optional `semantic` extra (core/routing/semantic.py).
 OPTIONAL_SCORERS: tuple[ScorerName, ...] = ("semantic", "hybrid")
 # The score a skill needs to be selected when nothing else says: the crate's default for
 # `lexical`; for the others (0..1 scales), calibrated on benchmarks/routing/ so that at most 15% of

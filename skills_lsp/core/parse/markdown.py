@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
 
-from skills_lsp.core.frontmatter import Document
 from skills_lsp.core.model import BUNDLE_DIRS, Range
+from skills_lsp.core.parse.frontmatter import Document
 
 # Patterns start with a literal so the regex engine can skip ahead; candidates for bare paths
 # are found with str.find, which is much faster than a pattern with a leading look-behind.
