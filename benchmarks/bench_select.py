@@ -31,13 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index  # noqa: E402
-from skills_lsp.core.routing.lexical import (  # noqa: E402
-    SelectionPolicy,
-    search_for,
-    select_skills,
-    select_skills_plain,
-    tokenize,
-)
+from skills_lsp.core.routing.lexical import select_skills_plain, tokenize  # noqa: E402
+from skills_lsp.core.routing.scorer import SelectionPolicy, scorer_for, select_skills  # noqa: E402
 
 P50_TARGET_MS = 1.0
 P95_TARGET_MS = 3.0
@@ -114,7 +109,7 @@ def main() -> int:
     index = load_workspace_index(root)
     build_s = time.perf_counter() - start
     start = time.perf_counter()
-    search_for(index)
+    scorer_for(index, "lexical")
     search_s = time.perf_counter() - start
     queries = make_queries(index, args.queries, args.seed)
     policies = {

@@ -30,11 +30,12 @@ sys.path.insert(0, str(REPO))
 
 from bench_routing import ROUTING, pool  # noqa: E402
 
+from skills_lsp.core.errors import ScorerUnavailable  # noqa: E402
 from skills_lsp.core.index.skill_index import SkillIndex  # noqa: E402
 from skills_lsp.core.routing.bm25f import Bm25fParameters, bm25f_for  # noqa: E402
-from skills_lsp.core.routing.policy import SelectionPolicy  # noqa: E402
+from skills_lsp.core.routing.hybrid import HYBRID_BM25F_WEIGHT, hybrid_for  # noqa: E402
 from skills_lsp.core.routing.queries import QueryCase, load_query_file  # noqa: E402
-from skills_lsp.core.routing.semantic import HYBRID_BM25F_WEIGHT, ScorerUnavailable, hybrid_for  # noqa: E402
+from skills_lsp.core.routing.scorer import SelectionPolicy  # noqa: E402
 
 BM25F_GRID: dict[str, tuple[float, ...]] = {
     "name_weight": (1.5, 3.0, 4.5),

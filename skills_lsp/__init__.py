@@ -54,13 +54,8 @@ _EXPORTS = {
         "apply_skill_injection",
         "select_skill_prompt_block",
     ),
-    "skills_lsp.core.routing.lexical": (
-        "SelectionPolicy",
-        "SkillMatch",
-        "score_skill",
-        "select_skills",
-        "tokenize",
-    ),
+    "skills_lsp.core.routing.lexical": ("score_skill", "tokenize"),
+    "skills_lsp.core.routing.scorer": ("SelectionPolicy", "SkillMatch", "select_skills"),
     "skills_lsp.core.parse.skill_parser": (
         "ParsedSkill",
         "parse_instruction_markdown",
@@ -187,10 +182,5 @@ if TYPE_CHECKING:
         parse_skill_markdown,
     )
     from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest
-    from skills_lsp.core.routing.lexical import (
-        SelectionPolicy,
-        SkillMatch,
-        score_skill,
-        select_skills,
-        tokenize,
-    )
+    from skills_lsp.core.routing.lexical import score_skill, tokenize
+    from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, select_skills

@@ -16,17 +16,19 @@ from urllib.parse import quote
 
 from skills_lsp._version import __version__
 from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.extras import ScorerUnavailable
-from skills_lsp.core.files.config import SCORER_CHOICES, Config
+from skills_lsp.core.errors import ScorerUnavailable
+from skills_lsp.core.files.config import Config
 from skills_lsp.core.model import Finding, Severity
+from skills_lsp.core.routing.scorer import SCORERS
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.check import CheckResult, check_paths, default_cache_dir, resolve_config
+from skills_lsp.core.rules.check import CheckResult, check_paths, default_cache_dir
 from skills_lsp.core.rules.profiles import PROFILES
+from skills_lsp.core.workspace.settings import resolve_config
 
 if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
     from skills_lsp.core.index.skill_index import SkillIndex
-    from skills_lsp.core.routing.lexical import SkillMatch
     from skills_lsp.core.routing.queries import QueryResult
+    from skills_lsp.core.routing.scorer import SkillMatch
 
 DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 _SARIF_LEVEL = {
@@ -407,12 +409,8 @@ def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.routing.lexical import (
-        DEFAULT_MIN_SCORE,
-        SelectionPolicy,
-        select_skills,
-        select_skills_plain,
-    )
+    from skills_lsp.core.routing.lexical import select_skills_plain
+    from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
@@ -490,7 +488,7 @@ def _explain_json(
 
         found: dict[str, Any] = {"shared_words": matched_terms(query, document)}
         if scorer == "hybrid":
-            from skills_lsp.core.routing.semantic import hybrid_for
+            from skills_lsp.core.routing.hybrid import hybrid_for
 
             found["bm25f"], found["semantic"] = hybrid_for(index).components(query)[id(document)]
         return found
@@ -578,13 +576,13 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     root, config = _workspace(args)
     if args.scorer is None:
-        scorers = [s for s in SCORER_CHOICES if semantic.available() or s not in ("semantic", "hybrid")]
+        scorers = [s for s in tuple(SCORERS) if semantic.available() or s not in ("semantic", "hybrid")]
     else:
         scorers = [s.strip() for s in args.scorer.split(",") if s.strip()]
-    unknown = [s for s in scorers if s not in SCORER_CHOICES]
+    unknown = [s for s in scorers if s not in tuple(SCORERS)]
     if not scorers or unknown:
         raise UsageError(
-            f"unknown scorer {', '.join(unknown) or '(none)'}; choose from {', '.join(SCORER_CHOICES)}"
+            f"unknown scorer {', '.join(unknown) or '(none)'}; choose from {', '.join(tuple(SCORERS))}"
         )
     if args.calibrate is not None and not 0.0 <= args.calibrate <= 1.0:
         raise UsageError("--calibrate takes a rate from 0 to 1, e.g. 0.15")
@@ -783,7 +781,7 @@ def build_parser() -> argparse.ArgumentParser:
     select.add_argument("--crate", action="store_true", help="only what adk-skill 0.6.0 itself indexes")
     select.add_argument(
         "--scorer",
-        choices=SCORER_CHOICES,
+        choices=tuple(SCORERS),
         default="lexical",
         help="lexical (adk-skill's, default); bm25f, semantic, hybrid score 0..1 "
         "(semantic and hybrid need the `semantic` extra)",
@@ -802,7 +800,7 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
     test.add_argument(
-        "--scorer", choices=SCORER_CHOICES, help="default: `scorer` in the config, else lexical"
+        "--scorer", choices=tuple(SCORERS), help="default: `scorer` in the config, else lexical"
     )
     test.set_defaults(func=cmd_test)
 

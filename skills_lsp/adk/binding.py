@@ -35,7 +35,7 @@ from skills_lsp.core.engine.coordinator import (
 )
 from skills_lsp.core.errors import SkillError
 from skills_lsp.core.index.skill_index import SkillIndex
-from skills_lsp.core.routing.lexical import SelectionPolicy, SkillMatch
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
 
 ToolLike = BaseTool | Callable[..., Any]
 

@@ -30,10 +30,11 @@ from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_agent_skills, path_sort_key
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
-from skills_lsp.core.rules.check import resolve_config, workspace_findings
+from skills_lsp.core.rules.check import workspace_findings
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.validate import check_document, resolve_profile, unreadable
 from skills_lsp.core.rules.workspace import NamedSkill
+from skills_lsp.core.workspace.settings import resolve_config
 
 logger = logging.getLogger("skills_lsp.adk")
 

@@ -25,7 +25,7 @@ from google.genai import types
 
 from skills_lsp.adk.tools import SkillSource, skill_index
 from skills_lsp.core.engine.inject import DEFAULT_MAX_INJECTED_CHARS, Content, Part, apply_skill_injection
-from skills_lsp.core.routing.lexical import SelectionPolicy
+from skills_lsp.core.routing.scorer import SelectionPolicy
 
 DEFAULT_STATE_KEY = "skills_lsp_injection"
 

@@ -1,4 +1,5 @@
-"""adk-skill's error kinds, one `SkillError` hierarchy; `str(error)` is the crate's Display text."""
+"""adk-skill's error kinds, one `SkillError` hierarchy (`str(error)` is the crate's Display text),
+and `ScorerUnavailable` for a scorer whose optional extra is not installed."""
 
 from __future__ import annotations
 
@@ -51,3 +52,10 @@ class IndexError_(SkillError):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(f"index error: {message}")
+
+
+SEMANTIC_INSTALL_HINT = "pip install 'skills-lsp[semantic]'"
+
+
+class ScorerUnavailable(RuntimeError):
+    """The scorer needs an optional extra that is not installed (the message says which)."""

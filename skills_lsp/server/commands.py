@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.extras import ScorerUnavailable
-from skills_lsp.core.routing.lexical import SelectionPolicy, select_skills
+from skills_lsp.core.errors import ScorerUnavailable
+from skills_lsp.core.routing.scorer import SelectionPolicy, select_skills
 from skills_lsp.server import codelens, diagnostics
 
 # pygls resolves command handlers' type hints at run time, so the server class must be importable
@@ -48,7 +48,7 @@ def register(server: SkillsLanguageServer) -> None:
         folder = _folder(ls, next((a for a in args if isinstance(a, str) and a.startswith("file:")), None))
         scorer = folder.config.scorer
         try:
-            matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer=scorer))  # type: ignore[arg-type]
+            matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer=scorer))
         except ScorerUnavailable:  # the configured scorer's extra is not installed: as the lenses do
             scorer = "bm25f"
             matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer="bm25f"))

@@ -11,21 +11,27 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skills_lsp.core.extras import ScorerUnavailable
-from skills_lsp.core.files.config import SCORER_CHOICES, Config, find_config, load_config, parse_config
+from skills_lsp.core.errors import ScorerUnavailable
+from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
 from skills_lsp.core.index.skill_index import SkillIndex, document_from_text, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding, Range, Severity
 from skills_lsp.core.parse.frontmatter import Document, parse_text
 from skills_lsp.core.parse.tool_manifest import parse_tool_manifest
-from skills_lsp.core.routing.lexical import prepare
-from skills_lsp.core.routing.policy import OPTIONAL_SCORERS, SCORERS, ScorerName, scorer_name
 from skills_lsp.core.routing.queries import (
     QueryCase,
     QueryResult,
     load_query_file,
     parse_query_file,
     run_cases,
+)
+from skills_lsp.core.routing.scorer import (
+    SCORERS,
+    ScorerName,
+    built_scorers,
+    optional_scorers,
+    prepare,
+    scorer_name,
 )
 from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
 from skills_lsp.core.rules import RULES
@@ -34,6 +40,7 @@ from skills_lsp.core.rules.common import scalar_text
 from skills_lsp.core.rules.profiles import PROFILES, Profile
 from skills_lsp.core.rules.validate import check_document, enabled_rules, resolve_profile, severity_for
 from skills_lsp.core.rules.workspace import NamedSkill
+from skills_lsp.core.workspace.settings import load_config, parse_config
 
 QUERY_FAILURE_CODE = "SK702"
 PREPARE_ALL_UP_TO = 2000  # skills: below this, building every scorer takes about a second
@@ -88,8 +95,7 @@ class Folder:
     def comparable(self) -> list[ScorerName]:
         """The scorers a hover compares: those whose index is built (never build one on the
         event loop: seconds over 20,000 skills)."""
-        built = self.index.__dict__.get("_searches", {})
-        return [name for name in SCORERS if (name if name != "lexical" else "ascii") in built]
+        return built_scorers(self.index)
 
     def results(self) -> list[QueryResult]:
         """Every test query's result, computed once per change of the index or the queries."""
@@ -144,7 +150,7 @@ class State:
             value = s.get(key)
             if isinstance(value, list) and all(isinstance(v, str) for v in value) and value:
                 changes[attr] = tuple(value)
-        if s.get("scorer") in SCORER_CHOICES:
+        if s.get("scorer") in SCORERS:
             changes["scorer"] = s["scorer"]
         for key, attr in (("toolManifest", "tool_manifest"), ("queryFile", "query_file")):
             if isinstance(s.get(key), str) and s[key]:
@@ -170,7 +176,7 @@ class State:
         wanted = list(SCORERS) if len(index) <= PREPARE_ALL_UP_TO else [scorer_name(config.scorer)]
         # Skill vectors are kept on disk only for a folder that chose an embedding scorer (the
         # same file the CLI uses), and only that folder's.
-        keep_vectors = config.scorer in OPTIONAL_SCORERS
+        keep_vectors = config.scorer in optional_scorers()
         if keep_vectors:
             cache_config = config if config.source is not None else replace(config, root=None)
             VECTORS.attach(default_cache_dir([root], cache_config) / VECTOR_FILE)

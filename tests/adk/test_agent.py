@@ -26,7 +26,7 @@ from skills_lsp.adk import (
     skill_tools,
 )
 from skills_lsp.core.engine.catalog import to_prompt
-from skills_lsp.core.routing.lexical import SelectionPolicy
+from skills_lsp.core.routing.scorer import SelectionPolicy
 
 
 def fetch_table(name: str) -> dict[str, Any]:

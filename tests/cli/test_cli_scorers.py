@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from skills_lsp.cli import main
-from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SCORERS
+from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SCORERS
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core.files.config import Config, find_config, glob_match, load_config, parse_config
+from skills_lsp.core.files.config import Config, find_config, glob_match
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS
 from skills_lsp.core.model import Range, Severity
-from skills_lsp.core.rules.check import check_paths, resolve_config
+from skills_lsp.core.rules.check import check_paths
+from skills_lsp.core.workspace.settings import load_config, parse_config, resolve_config
 
 SKILL = "---\nname: {name}\ndescription: Does things. Use when asked.\n{extra}---\nBody text.\n"
 

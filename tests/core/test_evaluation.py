@@ -20,8 +20,9 @@ from skills_lsp.core.routing.evaluation import (
     outcome_at,
     wilson_interval,
 )
-from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SCORERS, f32
+from skills_lsp.core.routing.lexical import f32
 from skills_lsp.core.routing.queries import QueryCase, load_query_file
+from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SCORERS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -30,14 +30,8 @@ from skills_lsp.core.index.skill_index import (
     normalize_id,
 )
 from skills_lsp.core.model import FileKind
-from skills_lsp.core.routing.lexical import (
-    SelectionPolicy,
-    SkillMatch,
-    Tokenizer,
-    f32,
-    select_skills,
-    select_skills_plain,
-)
+from skills_lsp.core.routing.lexical import f32, select_skills_plain
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, select_skills
 
 # --- documents ------------------------------------------------------------------------------------
 

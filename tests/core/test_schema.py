@@ -55,7 +55,7 @@ def test_field_types_per_profile() -> None:
 
 
 def test_the_query_schema_states_every_scorers_default_min_score() -> None:
-    from skills_lsp.core.routing.policy import DEFAULT_MIN_SCORE
+    from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE
 
     text = json.dumps(json.loads((SCHEMA_DIR / "skill-queries.schema.json").read_text(encoding="utf-8")))
     for scorer, minimum in DEFAULT_MIN_SCORE.items():

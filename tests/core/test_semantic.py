@@ -14,22 +14,21 @@ from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.files import config
 from skills_lsp.core.index.skill_index import SkillIndex
-from skills_lsp.core.routing import policy as selection
+from skills_lsp.core.routing import scorer as selection
 from skills_lsp.core.routing import semantic
 from skills_lsp.core.routing.bm25f import terms
-from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.routing.hybrid import HYBRID_BM25F_WEIGHT, hybrid_for
 from skills_lsp.core.routing.queries import QueryCase, explain_case
+from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 from skills_lsp.core.routing.semantic import (
-    HYBRID_BM25F_WEIGHT,
     INSTALL_HINT,
     VECTORS,
     ScorerUnavailable,
-    hybrid_for,
     semantic_for,
     skill_text,
 )
+from skills_lsp.core.workspace.settings import parse_config
 
 WORDS = SCORING_WORDS
 EMBEDDING_SCORERS = ("semantic", "hybrid")
@@ -403,10 +402,18 @@ def test_the_extra_is_found_again_afterwards() -> None:
 # --- the policy and the config ------------------------------------------------------------------
 
 
-def test_the_config_offers_exactly_the_scorers() -> None:
-    assert config.SCORER_CHOICES == selection.SCORERS == ("lexical", "bm25f", "semantic", "hybrid")
+def test_the_config_offers_exactly_the_scorers_of_the_table(tmp_path: Path) -> None:
+    # One list of scorers (the table): the config accepts each of them and names them all when
+    # it refuses another.
+    assert list(selection.SCORERS) == ["lexical", "bm25f", "semantic", "hybrid"]
     assert set(selection.DEFAULT_MIN_SCORE) == set(selection.SCORERS)
-    assert set(selection.OPTIONAL_SCORERS) == set(EMBEDDING_SCORERS)
+    assert set(selection.optional_scorers()) == set(EMBEDDING_SCORERS)
+    for name in selection.SCORERS:
+        loaded, problems = parse_config(f'scorer = "{name}"\n', tmp_path / "skills-lsp.toml")
+        assert loaded.scorer == name and not problems
+    _, problems = parse_config('scorer = "neural"\n', tmp_path / "skills-lsp.toml")
+    assert [p.code for p in problems] == ["SK001"]
+    assert all(f'"{name}"' in problems[0].message for name in selection.SCORERS)
 
 
 def test_the_policy_takes_the_scorers_default_threshold() -> None:
@@ -512,11 +519,11 @@ def test_selection_equals_ranking_every_exact_score(  # type: ignore[no-untyped-
 ) -> None:
     # Selection scores only the candidates in float64; it must pick exactly what ranking all of
     # the exact scores picks.
-    from skills_lsp.core.routing.policy import ranked
+    from skills_lsp.core.routing.ranking import ranked
 
     docs = [doc(i, n, d, b, ("pdf",) if i % 2 else ()) for i, (n, d, b) in enumerate(entries)]
     index = SkillIndex(docs)
-    for name, search in (("semantic", semantic_for(index)), ("hybrid", semantic.hybrid_for(index))):
+    for name, search in (("semantic", semantic_for(index)), ("hybrid", hybrid_for(index))):
         policy = SelectionPolicy(top_k=top_k, min_score=min_score, include_tags=list(tags), scorer=name)  # type: ignore[arg-type]
         documents = search.documents() if name == "semantic" else search.semantic.documents()
         alive = search.alive() if name == "semantic" else search.semantic.alive()

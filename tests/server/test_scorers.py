@@ -25,6 +25,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from skills_lsp.core.routing import semantic
 from skills_lsp.core.routing.queries import run_cases
+from skills_lsp.core.routing.scorer import built_scorers
 from skills_lsp.server.state import QUERY_FAILURE_CODE, State
 
 REPO = Path(__file__).resolve().parents[2]
@@ -241,8 +242,7 @@ def test_settings_choose_the_scorer_over_the_config(tmp_path: Path) -> None:
 def test_loading_a_folder_builds_the_configured_scorers_index(tmp_path: Path) -> None:
     # Built in the loading worker thread, so the first lens or hover does not stall the editor.
     folder = State().load_folder(hybrid_workspace(tmp_path))
-    searches = folder.index.__dict__.get("_searches", {})
-    assert {"ascii", "bm25f", "semantic", "hybrid"} <= set(searches)
+    assert {"lexical", "bm25f", "semantic", "hybrid"} <= set(built_scorers(folder.index))
 
 
 def test_a_hover_compares_only_the_scorers_already_built(tmp_path: Path) -> None:
@@ -251,7 +251,7 @@ def test_a_hover_compares_only_the_scorers_already_built(tmp_path: Path) -> None
 
     folder = State().load_folder(hybrid_workspace(tmp_path))
     assert folder.comparable() == ["lexical", "bm25f", "semantic", "hybrid"]  # small: all built
-    folder.index.__dict__["_searches"].pop("semantic")
+    folder.index.forget_derived("scorer:semantic")
     assert folder.comparable() == ["lexical", "bm25f", "hybrid"]
     text = explain_case(folder.index, folder.cases[0], scorer="bm25f", compare=["lexical", "bm25f"])
     last = text.splitlines()[-1]

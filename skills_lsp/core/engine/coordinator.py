@@ -18,7 +18,7 @@ from typing import Any
 from skills_lsp.core.errors import IndexError_, SkillError, Validation
 from skills_lsp.core.index.skill_index import SkillIndex
 from skills_lsp.core.parse.tool_manifest import ToolRegistry
-from skills_lsp.core.routing.lexical import SelectionPolicy, SkillMatch, select_skills
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, select_skills
 
 
 def rust_debug(text: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from skills_lsp.core.index.skill_index import SkillIndex, load_skill_index, load_skill_index_with_extras
 from skills_lsp.core.parse.skill_parser import rust_trim
-from skills_lsp.core.routing.lexical import SelectionPolicy, SkillMatch, select_skills
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, select_skills
 
 DEFAULT_MAX_INJECTED_CHARS = 2000
 

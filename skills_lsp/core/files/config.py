@@ -2,6 +2,10 @@
 
 A broken config never raises: `load_config` returns the defaults plus findings (code SK001)
 that point at the line of the config file that is wrong.
+
+Names that later stages define (profiles, rule codes, scorers) are checked against the
+`ConfigNames` the caller passes: this stage sits below them and cannot know them.
+`skills_lsp.core.workspace.settings` passes every one.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import os
 import re
 import sys
 from bisect import bisect_right
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,9 +32,15 @@ CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
 CONFIG_CODE = "SK001"
 DEFAULT_TOOL_MANIFEST = "skill-tools.yaml"
 DEFAULT_QUERY_FILE = "skill-queries.yaml"
-# The scorers `scorer` may name: selection.SCORERS, spelled out here because config sits below the
-# scorers (tests/core/test_semantic.py keeps the two equal).
-SCORER_CHOICES = ("lexical", "bm25f", "semantic", "hybrid")
+
+
+@dataclass(frozen=True)
+class ConfigNames:
+    """The names a config may use, defined by later stages; None leaves that kind unchecked."""
+
+    profiles: Collection[str] | None = None
+    rule_codes: Collection[str] | None = None
+    scorers: Collection[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -383,7 +394,7 @@ class _EntryError(ValueError):
         self.entry = entry
 
 
-def load_config(path: Path) -> tuple[Config, list[Finding]]:
+def load_config(path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Finding]]:
     """Read a config file. Problems come back as findings; the rest of the config still applies."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -391,10 +402,10 @@ def load_config(path: Path) -> tuple[Config, list[Finding]]:
         return Config(), [
             Finding(str(path), CONFIG_CODE, Severity.ERROR, f"Cannot read config: {exc}", Range.point(0, 0))
         ]
-    return parse_config(text, path)
+    return parse_config(text, path, names)
 
 
-def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
+def parse_config(text: str, path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Finding]]:
     problems: list[Finding] = []
 
     def problem(message: str, rng: Range) -> None:
@@ -442,7 +453,7 @@ def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
             problem(f"Unknown config key `{key}`{hint}", locate(key))
             continue
         try:
-            changes.update(_read_key(key, value))
+            changes.update(_read_key(key, value, names))
         except _EntryError as exc:
             problem(f"`{key}`: {exc}", locate(key, exc.entry))
         except ValueError as exc:
@@ -456,19 +467,21 @@ def _strings(value: Any, what: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _codes(value: Any) -> tuple[str, ...]:
-    from skills_lsp.core.rules import RULES
-
+def _codes(value: Any, names: ConfigNames) -> tuple[str, ...]:
     codes = _strings(value, 'rule codes such as "SK2" or "SK401"')
+    known = names.rule_codes
     for code in codes:
-        if code != "ALL" and not any(c.startswith(code) for c in RULES):
+        if known is not None and code != "ALL" and not any(c.startswith(code) for c in known):
             raise ValueError(f"no rule code starts with `{code}` (see `skills-lsp rules`)")
     return codes
 
 
-def _read_key(key: str, value: Any) -> dict[str, Any]:
-    from skills_lsp.core.rules.profiles import PROFILES
+def _profile(value: Any, names: ConfigNames) -> bool:
+    return isinstance(value, str) and (names.profiles is None or value in names.profiles)
 
+
+def _read_key(key: str, value: Any, names: ConfigNames) -> dict[str, Any]:
+    profiles = ", ".join(names.profiles or ())
     if key == "roots":
         return {"roots": _strings(value, "directories")}
     if key == "max-depth":
@@ -476,27 +489,25 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
             raise ValueError("expected a whole number from 1 to 64")
         return {"max_depth": value}
     if key == "profile":
-        if not isinstance(value, str) or value not in PROFILES:
-            raise ValueError(f"unknown profile `{value}`; choose one of {', '.join(PROFILES)}")
+        if not _profile(value, names):
+            raise ValueError(f"unknown profile `{value}`; choose one of {profiles}")
         return {"profile": value}
     if key == "profiles":
         if not isinstance(value, dict):
             raise ValueError('expected a table of glob = "profile"')
         for glob, name in value.items():
-            if not isinstance(name, str) or name not in PROFILES:
-                raise _EntryError(
-                    f"unknown profile `{name}` for `{glob}`; choose one of {', '.join(PROFILES)}", glob
-                )
+            if not _profile(name, names):
+                raise _EntryError(f"unknown profile `{name}` for `{glob}`; choose one of {profiles}", glob)
         return {"profiles": tuple(value.items())}
     if key in ("select", "extend-select", "ignore"):
-        return {key.replace("-", "_"): _codes(value)}
+        return {key.replace("-", "_"): _codes(value, names)}
     if key == "severity":
         if not isinstance(value, dict):
             raise ValueError('expected a table of CODE = "error" | "warning" | "info" | "hint"')
         severities: dict[str, Severity] = {}
         for code, level in value.items():
             try:
-                _codes([code])
+                _codes([code], names)
                 if not isinstance(level, str):
                     raise ValueError(f"severity of {code} must be a string")
                 severities[code] = Severity.parse(level)
@@ -506,11 +517,9 @@ def _read_key(key: str, value: Any) -> dict[str, Any]:
     if key == "exclude":
         return {"exclude": _strings(value, "globs")}
     if key == "scorer":
-        if value not in SCORER_CHOICES:
-            raise ValueError(
-                'expected "lexical" (adk-skill\'s scorer), "bm25f", "semantic" or "hybrid" '
-                "(the last two need the `semantic` extra)"
-            )
+        if not isinstance(value, str) or (names.scorers is not None and value not in names.scorers):
+            choices = " or ".join(f'"{s}"' for s in names.scorers or ())
+            raise ValueError(f"expected {choices} (see `skills-lsp eval --help`)")
         return {"scorer": value}
     if key in ("tool-manifest", "query-file"):
         if not isinstance(value, str) or not value:

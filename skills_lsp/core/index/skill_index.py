@@ -14,10 +14,11 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from skills_lsp.core.errors import SkillError
 from skills_lsp.core.files.discovery import (
@@ -37,6 +38,8 @@ from skills_lsp.core.parse.skill_parser import (
     parse_skill_markdown,
     rust_trim,
 )
+
+Derived = TypeVar("Derived")
 
 
 def normalize_id(value: str) -> str:
@@ -179,6 +182,10 @@ class SkillIndex:
             self._by_name.setdefault(doc.name, []).append(doc)
         self.version = 0  # bumped on every change; search structures rebuild or follow it
         self._listeners: list[Any] = []
+        # Structures built from the index that follow its changes (scorers' searches), by key.
+        self._derived: dict[str, Any] = {}
+        # Re-entrant: building hybrid's search builds bm25f's and semantic's.
+        self._derived_lock = threading.RLock()
 
     # the crate's API
     def is_empty(self) -> bool:
@@ -247,6 +254,26 @@ class SkillIndex:
         self._by_path.setdefault(os.path.normpath(document.path), []).append(document)
         self._by_name.setdefault(document.name, []).append(document)
         self._changed("add", document)
+
+    def derived(self, key: str, build: Callable[[SkillIndex], Derived]) -> Derived:
+        """The structure under `key` built from this index, built on first use (once, even when
+        two threads ask at once) and then kept: it subscribes to the index to follow it."""
+        found: Derived | None = self._derived.get(key)
+        if found is None:
+            with self._derived_lock:
+                if key not in self._derived:
+                    self._derived[key] = build(self)
+                found = self._derived[key]
+        assert found is not None
+        return found
+
+    def has_derived(self, key: str) -> bool:
+        return key in self._derived
+
+    def forget_derived(self, key: str) -> None:
+        """Drop a built structure (it is built again on next use)."""
+        with self._derived_lock:
+            self._derived.pop(key, None)
 
     def subscribe(self, listener: Any) -> None:
         """`listener(change, document)` is called after each upsert or remove."""

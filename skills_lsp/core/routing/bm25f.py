@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
-from skills_lsp.core.routing.policy import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
+from skills_lsp.core.routing.ranking import SlottedSearch, ranked
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 
 # English function words that carry no routing signal ("the", "my", "to" used to score).
 STOP_WORDS = frozenset(
@@ -406,6 +407,22 @@ class Bm25fSearch(SlottedSearch):
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
         return ranked(self._slots, self.alive(), self.scores(query), policy)
 
+    def explain(self, query: str, document: SkillDocument) -> str:
+        return f"shared words (stemmed) {shared_words(query, document)}"
+
+    def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
+        return {"shared_words": matched_terms(query, document)}
+
+
+def shared_words(query: str, document: SkillDocument) -> str:
+    """The query's terms found in each field of `document`, as one line."""
+    found = matched_terms(query, document)
+    return "; ".join(f"{field}: {' '.join(ts)}" for field, ts in found.items() if ts) or "no shared word"
+
+
 
 def bm25f_for(index: SkillIndex) -> Bm25fSearch:
-    return cached_search(index, "bm25f", Bm25fSearch)
+    """The index's bm25f search, typed as such (built on first use)."""
+    search = scorer_for(index, "bm25f")
+    assert isinstance(search, Bm25fSearch)
+    return search

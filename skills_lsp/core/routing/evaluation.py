@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillIndex
-from skills_lsp.core.routing.lexical import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
-from skills_lsp.core.routing.policy import scorer_name
 from skills_lsp.core.routing.queries import QueryCase
+from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SelectionPolicy, scorer_name, select_skills
 
 DEFAULT_THRESHOLDS = DEFAULT_MIN_SCORE
 RANKED = 3

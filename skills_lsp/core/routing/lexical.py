@@ -4,8 +4,8 @@ Score of a skill for a query: for every query token (repeats count again), +4.0 
 token, +2.5 description, +2.0 tag, +1.0 body; divided by sqrt(max(unique body tokens, 1)). The
 crate computes in f32: the sums are exact, the square root and the division are each rounded to
 f32, and `min_score` is compared as f32. `select_skills_plain` is the crate's algorithm as
-written (it re-tokenizes every skill for every query); `select_skills` gives the same answers from
-an inverted index that only touches skills sharing a token with the query.
+written (it re-tokenizes every skill for every query); the `lexical` scorer gives the same answers
+from an inverted index that only touches skills sharing a token with the query.
 """
 
 from __future__ import annotations
@@ -26,33 +26,8 @@ import numpy as np
 from skills_lsp.core.files.discovery import path_sort_key
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import ascii_lower
-from skills_lsp.core.routing.bm25f import bm25f_for
-from skills_lsp.core.routing.policy import (
-    DEFAULT_MIN_SCORE,
-    OPTIONAL_SCORERS,
-    SCORERS,
-    ScorerName,
-    SelectionPolicy,
-    SkillMatch,
-    SlottedSearch,
-    Tokenizer,
-    cached_search,
-    tag_allowed,
-)
-from skills_lsp.core.routing.semantic import hybrid_for, semantic_for
-
-__all__ = [
-    "DEFAULT_MIN_SCORE",
-    "OPTIONAL_SCORERS",
-    "SCORERS",
-    "ScorerName",
-    "SelectionPolicy",
-    "SkillMatch",
-    "Tokenizer",
-    "prepare",
-    "select_skills",
-    "tag_allowed",
-]
+from skills_lsp.core.routing.ranking import SlottedSearch, tag_allowed
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer
 
 NAME_WEIGHT = 4.0
 DESCRIPTION_WEIGHT = 2.5
@@ -327,32 +302,48 @@ class SkillSearch(SlottedSearch):
         return matches
 
 
-def search_for(index: SkillIndex, tokenizer: Tokenizer = "ascii") -> SkillSearch:
-    """The index's inverted index for `tokenizer`, built on first use and kept current."""
-    return cached_search(index, tokenizer, lambda i: SkillSearch(i, tokenizer))
+class LexicalScorer:
+    """The `lexical` scorer: one inverted index per tokenizer a policy asks for."""
 
+    def __init__(self, index: SkillIndex) -> None:
+        self.index = index
+        self._searches: dict[Tokenizer, SkillSearch] = {"ascii": SkillSearch(index, "ascii")}
 
-def prepare(index: SkillIndex, scorer: ScorerName, tokenizer: Tokenizer = "ascii") -> None:
-    """Build `scorer`'s index for `index` now (in a worker thread, say) rather than on the first
-    query. Raises semantic.ScorerUnavailable as select_skills would."""
-    search_for(index, tokenizer)
-    if scorer == "bm25f":
-        bm25f_for(index)
-    elif scorer == "semantic":
-        semantic_for(index)
-    elif scorer == "hybrid":
-        hybrid_for(index)
+    def search(self, tokenizer: Tokenizer = "ascii") -> SkillSearch:
+        found = self._searches.get(tokenizer)
+        if found is None:
+            found = self._searches[tokenizer] = SkillSearch(self.index, tokenizer)
+        return found
 
+    def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
+        return self.search(policy.tokenizer).select(query, policy)
 
-def select_skills(index: SkillIndex, query: str, policy: SelectionPolicy | None = None) -> list[SkillMatch]:
-    """The crate's `select_skills` (same results, bit for bit), through the inverted index; or,
-    by `policy.scorer`, field-weighted BM25 (routing/bm25f.py) or embeddings (routing/semantic.py,
-    which raises ScorerUnavailable when its optional extra is not installed)."""
-    policy = policy or SelectionPolicy()
-    if policy.scorer == "bm25f":
-        return bm25f_for(index).select(query, policy)
-    if policy.scorer == "semantic":
-        return semantic_for(index).select(query, policy)
-    if policy.scorer == "hybrid":
-        return hybrid_for(index).select(query, policy)
-    return search_for(index, policy.tokenizer).select(query, policy)
+    def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
+        hits = explain(query, document, tokenizer)
+        return {
+            "name": list(hits.name),
+            "description": list(hits.description),
+            "tags": list(hits.tags),
+            "body": list(hits.body),
+            "raw": hits.raw,
+            "unique_body_tokens": hits.unique_body_tokens,
+            "norm": hits.norm,
+        }
+
+    def explain(self, query: str, document: SkillDocument) -> str:
+        hits = explain(query, document)
+        fields = [
+            f"{label} x{weight}: {' '.join(tokens)}"
+            for label, weight, tokens in (
+                ("name", NAME_WEIGHT, hits.name),
+                ("description", DESCRIPTION_WEIGHT, hits.description),
+                ("tags", TAG_WEIGHT, hits.tags),
+                ("body", BODY_WEIGHT, hits.body),
+            )
+            if tokens
+        ]
+        return (
+            f"{'; '.join(fields) or 'no field hit'}\n"
+            f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
+        )
+

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp.core import schema
-from skills_lsp.core.extras import ScorerUnavailable
+from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillIndex
 from skills_lsp.core.model import Finding, Range, Severity
 from skills_lsp.core.parse.frontmatter import (
@@ -28,16 +28,16 @@ from skills_lsp.core.parse.frontmatter import (
     parse_yaml_file,
     to_python,
 )
-from skills_lsp.core.routing.lexical import (
-    DEFAULT_MIN_SCORE,
+from skills_lsp.core.routing.lexical import f32
+from skills_lsp.core.routing.scorer import (
     SCORERS,
+    ScorerName,
     SelectionPolicy,
     SkillMatch,
-    f32,
+    scorer_for,
+    scorer_name,
     select_skills,
 )
-from skills_lsp.core.routing.policy import ScorerName, scorer_name
-from skills_lsp.core.routing.semantic import HYBRID_BM25F_WEIGHT, hybrid_for
 
 QUERIES_CODE = "SK003"
 QUERIES_SCHEMA = "skill-queries.schema.json"
@@ -66,7 +66,7 @@ class QueryCase:
     def policy(self, scorer: str = "lexical") -> SelectionPolicy:
         # Two results at least, to report the runner-up.
         chosen = scorer_name(scorer)
-        minimum = self.min_score if self.min_score is not None else DEFAULT_MIN_SCORE[chosen]
+        minimum = self.min_score if self.min_score is not None else SCORERS[chosen].default_min_score
         return SelectionPolicy(
             max(self.top_k, 2), minimum, list(self.include_tags), list(self.exclude_tags), scorer=chosen
         )
@@ -122,7 +122,7 @@ def run_case(
     # One ranking without the threshold gives both the selection (its prefix at or above
     # min_score, exactly what selecting with min_score returns) and the real runner-up.
     ranking = tuple(select(index, case.query, replace(policy, min_score=0.0)))
-    bar = f32(policy.min_score) if policy.scorer == "lexical" else policy.min_score  # the crate: f32
+    bar = threshold_bar(policy)
     matches = tuple(m for m in ranking if m.score >= bar)
     # A runner-up is second to a selected winner; with nothing selected there is none.
     runner = ranking[1] if matches and len(ranking) > 1 and ranking[1].score > 0 else None
@@ -260,7 +260,7 @@ def explain_case(
     case: QueryCase,
     top: int = 5,
     scorer: str = "lexical",
-    compare: Sequence[ScorerName] = SCORERS,
+    compare: Sequence[ScorerName] | None = None,
 ) -> str:
     """Markdown: how the top skills score for a test query under `scorer`, and what each scorer
     of `compare` that is installed here ranks first."""
@@ -272,19 +272,17 @@ def explain_case(
     expected = " or ".join(f"`{n}`" for n in case.expect) or "no skill"
     lines = [f"**{case.query}**", "", f"Expected: {expected} ({scorer} scorer, min_score {threshold})", ""]
     if not matches:
-        lexical = scorer in ("lexical", "bm25f")
-        lines.append("No skill shares a word with this query." if lexical else "No skill scores above 0.")
-    parts = hybrid_for(index).components(case.query) if scorer == "hybrid" and matches else {}
+        lines.append("No skill scores above 0.")
+    explainer = scorer_for(index, policy.scorer)
     for rank, match in enumerate(matches, 1):
         document = index.find_by_id(match.skill.id)
         if document is None:  # pragma: no cover - a match always comes from the index
             continue
-        bar = f32(threshold) if scorer == "lexical" else threshold  # the crate compares in f32
-        below = " (below min_score)" if match.score < bar else ""
+        below = " (below min_score)" if match.score < threshold_bar(policy) else ""
         lines.append(f"{rank}. **{match.skill.name}** {match.score:.3f}{below}")
-        lines.append(f"   - {_why(case.query, document, scorer, parts.get(id(document)))}")
+        lines.append(f"   - {explainer.explain(case.query, document)}")
     firsts = []
-    for name in compare:
+    for name in SCORERS if compare is None else compare:
         rank_only = SelectionPolicy(1, 0.0, *tags, scorer=name)
         try:
             ranked = select_skills(index, case.query, rank_only)
@@ -298,36 +296,9 @@ def explain_case(
     return "\n".join(lines)
 
 
-def _why(query: str, document: Any, scorer: str, parts: tuple[float, float] | None) -> str:
-    """One line on where a skill's score comes from, in the scorer's own terms."""
-    if scorer == "lexical":
-        from skills_lsp.core.routing.lexical import explain
-
-        hits = explain(query, document)
-        fields = [
-            f"{label} x{weight}: {' '.join(tokens)}"
-            for label, weight, tokens in (
-                ("name", 4.0, hits.name),
-                ("description", 2.5, hits.description),
-                ("tags", 2.0, hits.tags),
-                ("body", 1.0, hits.body),
-            )
-            if tokens
-        ]
-        return (
-            f"{'; '.join(fields) or 'no field hit'}\n"
-            f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
-        )
-    if scorer in ("bm25f", "hybrid"):
-        from skills_lsp.core.routing.bm25f import matched_terms
-
-        found = matched_terms(query, document)
-        words = "; ".join(f"{field}: {' '.join(ts)}" for field, ts in found.items() if ts) or "no shared word"
-        if parts is None:
-            return f"shared words (stemmed) {words}"
-        w = HYBRID_BM25F_WEIGHT
-        return f"bm25f {parts[0]:.3f} ({words}) x{w:g} + semantic {parts[1]:.3f} x{1 - w:g}"
-    return "cosine similarity of the request's meaning and the skill's (name, description, body start)"
+def threshold_bar(policy: SelectionPolicy) -> float:
+    """The score a skill must reach under `policy`: the crate compares `min_score` as float32."""
+    return policy.min_score if SCORERS[policy.scorer].unit_scale else f32(policy.min_score)
 
 
 def expecting(results: list[QueryResult], name: str) -> list[QueryResult]:

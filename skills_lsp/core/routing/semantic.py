@@ -1,9 +1,9 @@
-"""The `semantic` scorer (sentence embeddings) and the `hybrid` scorer (semantic fused with bm25f).
+"""The `semantic` scorer: sentence embeddings (and the vector cache `hybrid` shares).
 
 Lexical scorers cannot route a request that shares no word with the right skill ("my numbers
 look off after the merge" for a reconciliation skill). `semantic` compares meanings instead: a
 request and every skill are embedded as vectors, and the score is their cosine similarity
-(clipped to 0..1). `hybrid` adds bm25f's exact-word evidence: 0.5 x bm25f + 0.5 x semantic.
+(clipped to 0..1). `hybrid` (hybrid.py) adds bm25f's exact-word evidence.
 
 The model is WordLlama's `l2_supercat` 256-dimension static token embeddings, which the PyPI
 package `wordllama` ships inside its wheel (weights and tokenizer): nothing is downloaded at run
@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.extras import SEMANTIC_INSTALL_HINT, ScorerUnavailable
+from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
-from skills_lsp.core.routing.bm25f import Bm25fSearch, bm25f_for
-from skills_lsp.core.routing.policy import SelectionPolicy, SkillMatch, SlottedSearch, cached_search, ranked
+from skills_lsp.core.routing.ranking import SlottedSearch, ranked
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 
 MODEL_PACKAGE = "wordllama"
 MODEL_NAME = "wordllama l2_supercat 256"
@@ -50,12 +50,11 @@ _TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 INSTALL_HINT = SEMANTIC_INSTALL_HINT
 # The part of a body that describes a skill best is its start; past this the mean only blurs.
 BODY_CHARS = 2000
-HYBRID_BM25F_WEIGHT = 0.5  # tuned on benchmarks/routing/ (benchmarks/README.md)
 DIMENSIONS = 256  # of the shipped model's vectors (and of every vector saved on disk)
 # How far a float32 similarity of two unit vectors of DIMENSIONS can be from the float64 one:
 # at most DIMENSIONS x 2^-24 (about 1.5e-5) for the sum, doubled for safety.
 APPROXIMATION = 3e-5
-_DECIMALS = 6
+DECIMALS = 6
 _EMBED_BATCH = 256  # texts tokenized at once: 20,000 at once peaked at 1.5 GiB
 _CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
 
@@ -316,7 +315,7 @@ class SemanticSearch(SlottedSearch):
         decimals: what scores are made of, the same whatever order the skills were added in."""
         rows = self._vectors() if slots is None else self._vectors()[slots]
         similarity: np.ndarray[Any, np.dtype[np.float64]] = np.round(
-            np.clip(rows.astype(np.float64) @ vector.astype(np.float64), 0.0, 1.0), _DECIMALS
+            np.clip(rows.astype(np.float64) @ vector.astype(np.float64), 0.0, 1.0), DECIMALS
         )
         return similarity
 
@@ -325,6 +324,12 @@ class SemanticSearch(SlottedSearch):
         if not len(self._slots):
             return np.zeros(0)
         return self.exact(self.query_vector(query))
+
+    def explain(self, query: str, document: SkillDocument) -> str:
+        return "cosine similarity of the request's meaning and the skill's (name, description, body start)"
+
+    def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
+        return {"embedded": "name, description, tags, body start"}  # meaning, not vocabulary
 
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
         if not len(self._slots):
@@ -364,94 +369,9 @@ def select_exact(
     return ranked(slots, alive, scores, policy)
 
 
-class HybridSearch:
-    """bm25f and semantic, fused by score: both already run 0..1, so a weighted mean keeps the
-    scale (and so one `min_score`) while a skill needs both kinds of evidence to rank first."""
-
-    def __init__(self, index: SkillIndex, weight: float = HYBRID_BM25F_WEIGHT) -> None:
-        self.weight = weight
-        self.lexical: Bm25fSearch = bm25f_for(index)
-        self.semantic = semantic_for(index)
-        self._alignment: np.ndarray[Any, np.dtype[np.int64]] | None = None
-        self._lexical_slots = 0  # bm25f's slot count when the alignment was last right
-        # Subscribed after both searches, so they have followed a change before this forgets.
-        index.subscribe(self._on_change)
-
-    def _on_change(self, change: str, doc: SkillDocument) -> None:
-        order, seen = self._alignment, self._lexical_slots
-        slots, lexical = self.semantic.documents(), self.lexical.slot_count()
-        added = change == "add"
-        if order is None or lexical != seen + added or len(slots) != len(order) + added:
-            self._alignment = None  # a compaction renumbered the slots of one search or both
-        elif added and slots[-1] is doc:
-            # The common edit: both searches appended this document; extend, do not rebuild.
-            self._alignment = np.append(order, self.lexical.slot_of()[id(doc)])
-            self._lexical_slots = lexical
-        elif added:
-            self._alignment = None
-        # A removal leaves the numbering alone: that slot is dead and its score never read.
-
-    def _aligned(self) -> np.ndarray[Any, np.dtype[np.int64]]:
-        """For each semantic slot, the bm25f slot of the same document (-1: a removed one)."""
-        if self._alignment is None:
-            self._lexical_slots = self.lexical.slot_count()
-            slot_of = self.lexical.slot_of()
-            self._alignment = np.array(
-                [slot_of[id(doc)] if doc is not None else -1 for doc in self.semantic.documents()],
-                dtype=np.int64,
-            )
-        return self._alignment
-
-    def _words(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """bm25f's scores in the semantic search's slot order."""
-        words = self.lexical.scores(query)
-        order = self._aligned()
-        if not len(words):
-            return np.zeros(len(order))
-        aligned: np.ndarray[Any, np.dtype[np.float64]]
-        aligned = np.where(order >= 0, words[np.maximum(order, 0)], 0.0)
-        return aligned
-
-    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """Scores in the semantic search's slot order."""
-        meaning = self.semantic.scores(query)
-        fused: np.ndarray[Any, np.dtype[np.float64]] = np.round(
-            self.weight * self._words(query) + (1.0 - self.weight) * meaning, _DECIMALS
-        )
-        return fused
-
-    def components(self, query: str) -> dict[int, tuple[float, float]]:
-        """(bm25f, semantic) per document id(), for hovers that explain a hybrid score."""
-        words, meaning = self._words(query), self.semantic.scores(query)
-        return {
-            id(doc): (float(words[slot]), float(meaning[slot]))
-            for slot, doc in enumerate(self.semantic.documents())
-            if doc is not None
-        }
-
-    def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
-        if not len(self.semantic.documents()):
-            return []
-        vector = self.semantic.query_vector(query)
-        words = self._words(query)
-        meaning = 1.0 - self.weight
-
-        def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
-            exact = self.weight * words[slots] + meaning * self.semantic.exact(vector, slots)
-            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(exact, _DECIMALS)
-            return rounded
-
-        approximate = self.weight * words + meaning * np.clip(
-            self.semantic.approximate(vector).astype(np.float64), 0.0, 1.0
-        )
-        return select_exact(
-            self.semantic.documents(), self.semantic.alive(), approximate, APPROXIMATION, fused, policy
-        )
-
-
 def semantic_for(index: SkillIndex) -> SemanticSearch:
-    return cached_search(index, "semantic", SemanticSearch)
+    """The index's semantic search, typed as such (built on first use)."""
+    search = scorer_for(index, "semantic")
+    assert isinstance(search, SemanticSearch)
+    return search
 
-
-def hybrid_for(index: SkillIndex) -> HybridSearch:
-    return cached_search(index, "hybrid", HybridSearch)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp._version import __version__
-from skills_lsp.core.files.config import Config, find_config, load_config
+from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import parse_bytes, read_limited
@@ -292,16 +292,6 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
                 severity = severity_for(rule, chosen, config)
                 findings.append(Finding(skill.path, rule.code, severity, report.message, report.range))
     return findings
-
-
-def resolve_config(
-    targets: Sequence[str | os.PathLike[str]], explicit: Path | None = None
-) -> tuple[Config, list[Finding]]:
-    """The config for a run: an explicit file, else the nearest one above the first target."""
-    path = explicit or (find_config(Path(targets[0])) if targets else find_config(Path.cwd()))
-    if path is None:
-        return DEFAULT_CONFIG, []
-    return load_config(path)
 
 
 def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:

@@ -1,78 +1,17 @@
-"""What every scorer shares: the selection policy, a match, the tag filter, and how per-skill
-scores become a ranked selection.
-
-The scorers themselves sit above this module, side by side: `scoring` (adk-skill's `lexical`,
-bit-exact), `bm25` (`bm25f`) and `semantic` (`semantic`, `hybrid`). `scoring.select_skills`
-dispatches to them by `SelectionPolicy.scorer`.
-"""
+"""How per-skill scores become a selection, shared by the scorers: the tag filter, `ranked` (a
+policy applied to every slot's score, ties broken by (name, path)) and `SlottedSearch`, the slot
+bookkeeping of a search that follows an index's upserts and removes."""
 
 from __future__ import annotations
 
-import math
-import threading
 from array import array
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, SkillSummary
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import ascii_lower
-
-Tokenizer = Literal["ascii", "unicode"]
-ScorerName = Literal["lexical", "bm25f", "semantic", "hybrid"]
-SCORERS: tuple[ScorerName, ...] = ("lexical", "bm25f", "semantic", "hybrid")
-# `semantic` and `hybrid` need the optional `semantic` extra (core/routing/semantic.py).
-OPTIONAL_SCORERS: tuple[ScorerName, ...] = ("semantic", "hybrid")
-# The score a skill needs to be selected when nothing else says: the crate's default for
-# `lexical`; for the others (0..1 scales), calibrated on benchmarks/routing/ so that at most 15% of
-# its `expect: none` requests select a skill, among 79 skills and among 2,000+ (see
-# benchmarks/README.md and `skills-lsp eval --calibrate`).
-DEFAULT_MIN_SCORE: dict[str, float] = {"lexical": 1.0, "bm25f": 0.44, "semantic": 0.29, "hybrid": 0.36}
-
-
-def scorer_name(scorer: str) -> ScorerName:
-    """`scorer` as a scorer name; ValueError listing the choices for anything else."""
-    for name in SCORERS:
-        if name == scorer:
-            return name
-    raise ValueError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
-
-
-@dataclass
-class SelectionPolicy:
-    """The crate's SelectionPolicy (`top_k` 1, `min_score` 1.0 by default), plus our choices of
-    tokenizer and scorer (the crate's: ASCII and `lexical`, by default). With the other scorers,
-    scores run from 0 to 1 and `min_score` is on that scale; left out, it is the scorer's own
-    calibrated default (DEFAULT_MIN_SCORE), so `SelectionPolicy(scorer="hybrid")` works as is."""
-
-    top_k: int = 1
-    min_score: float = math.nan  # NaN: the scorer's default, filled in at construction
-    include_tags: list[str] = field(default_factory=list)
-    exclude_tags: list[str] = field(default_factory=list)
-    tokenizer: Tokenizer = "ascii"
-    scorer: ScorerName = "lexical"
-
-    def __post_init__(self) -> None:
-        if self.scorer not in SCORERS:
-            raise ValueError(f"unknown scorer {self.scorer!r}; choose from {', '.join(SCORERS)}")
-        if math.isnan(self.min_score):
-            self.min_score = DEFAULT_MIN_SCORE[self.scorer]
-
-    def with_scorer(self, scorer: ScorerName) -> SelectionPolicy:
-        """This policy for another scorer, with that scorer's default threshold (scores of
-        `lexical` and the 0..1 scorers are on different scales; `dataclasses.replace(policy,
-        scorer=...)` would keep the old threshold)."""
-        return SelectionPolicy(
-            self.top_k, math.nan, list(self.include_tags), list(self.exclude_tags), self.tokenizer, scorer
-        )
-
-
-@dataclass
-class SkillMatch:
-    score: float
-    skill: SkillSummary
+from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
 
 
 def tag_allowed(skill: SkillDocument, include: set[str], exclude: set[str]) -> bool:
@@ -188,22 +127,3 @@ class SlottedSearch:
 
     def alive(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
         return np.frombuffer(self._alive, dtype=np.int8).astype(bool)
-
-
-Search = TypeVar("Search")
-
-
-def cached_search(index: SkillIndex, key: str, build: Callable[[SkillIndex], Search]) -> Search:
-    """The index's search under `key`, built on first use; it follows the index from then on."""
-    cache: dict[str, Any] = index.__dict__.setdefault("_searches", {})
-    found: Search | None = cache.get(key)
-    if found is None:
-        # One build per index and key even from two threads (each build subscribes to the
-        # index); searches already built are never waited for.
-        # Re-entrant: hybrid's build asks for bm25f's and semantic's.
-        with index.__dict__.setdefault("_searches_lock", threading.RLock()):
-            if key not in cache:
-                cache[key] = build(index)
-            found = cache[key]
-    assert found is not None
-    return found

@@ -1,0 +1,39 @@
+"""The config of a run or a folder, with every name in it checked: `files.config` parses
+`[tool.skills-lsp]` but sits below the stages that define profiles, rule codes and scorers, so
+the checked loaders live here and pass it those names."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from skills_lsp.core.files import config as files_config
+from skills_lsp.core.files.config import Config, ConfigNames, find_config
+from skills_lsp.core.model import Finding
+from skills_lsp.core.routing.scorer import SCORERS
+from skills_lsp.core.rules import RULES
+from skills_lsp.core.rules.profiles import PROFILES
+from skills_lsp.core.rules.validate import DEFAULT_CONFIG
+
+NAMES = ConfigNames(profiles=tuple(PROFILES), rule_codes=tuple(RULES), scorers=tuple(SCORERS))
+
+
+def load_config(path: Path) -> tuple[Config, list[Finding]]:
+    """Read a config file; problems (SK001) come back as findings at their line."""
+    return files_config.load_config(path, NAMES)
+
+
+def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
+    """A config file's text (an editor buffer) read as `load_config` reads the file."""
+    return files_config.parse_config(text, path, NAMES)
+
+
+def resolve_config(
+    targets: Sequence[str | os.PathLike[str]], explicit: Path | None = None
+) -> tuple[Config, list[Finding]]:
+    """The config for a run: an explicit file, else the nearest one above the first target."""
+    path = explicit or (find_config(Path(targets[0])) if targets else find_config(Path.cwd()))
+    if path is None:
+        return DEFAULT_CONFIG, []
+    return load_config(path)
