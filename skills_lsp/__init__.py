@@ -61,12 +61,8 @@ _EXPORTS = {
         "parse_instruction_markdown",
         "parse_skill_markdown",
     ),
-    "skills_lsp.core.parse.tool_manifest": (
-        "StaticToolRegistry",
-        "Tool",
-        "ToolRegistry",
-        "load_tool_manifest",
-    ),
+    "skills_lsp.core.parse.tool_manifest": ("StaticToolRegistry", "Tool", "ToolRegistry"),
+    "skills_lsp.core.workspace.settings": ("load_tool_manifest",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -181,6 +177,7 @@ if TYPE_CHECKING:
         parse_instruction_markdown,
         parse_skill_markdown,
     )
-    from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, Tool, ToolRegistry, load_tool_manifest
+    from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, Tool, ToolRegistry
     from skills_lsp.core.routing.lexical import score_skill, tokenize
     from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, select_skills
+    from skills_lsp.core.workspace.settings import load_tool_manifest

@@ -28,11 +28,12 @@ from google.adk.skills import Frontmatter, Resources, Script, Skill
 
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_agent_skills, path_sort_key
-from skills_lsp.core.model import FileKind, Finding, Range, Severity
+from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
 from skills_lsp.core.rules.check import workspace_findings
 from skills_lsp.core.rules.profiles import Profile
-from skills_lsp.core.rules.validate import check_document, resolve_profile, unreadable
+from skills_lsp.core.rules.registry import rule_named
+from skills_lsp.core.rules.validate import check_document, file_findings, resolve_profile, unreadable
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.workspace.settings import resolve_config
 
@@ -40,7 +41,8 @@ logger = logging.getLogger("skills_lsp.adk")
 
 # Problems only the ADK bridge reports: ADK's own models refusing a value our profile accepted,
 # a resource that cannot be handed to ADK, a name already taken by an earlier skill.
-ADK_CODE = "SK004"
+ADK_PROBLEM = "adk-rejects-skill"  # the rule that reports what ADK refuses
+ADK_CODE = rule_named(ADK_PROBLEM).code  # SK004
 
 _SKIPPED_NAMES = frozenset({"__pycache__", ".DS_Store"})
 
@@ -91,7 +93,7 @@ def _skill_files(roots: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
                 found.setdefault(os.path.normpath(item), item)
         else:
             message = "Not a regular file or directory." if path.exists() else "No such file or directory."
-            problems.append(Finding(str(path), "SK100", Severity.ERROR, message, Range.point(0, 0)))
+            problems.append(unreadable(path, message))
     return sorted(found.values(), key=path_sort_key), problems
 
 
@@ -130,17 +132,13 @@ def _field_range(doc: Document, loc: tuple[int | str, ...]) -> Range:
 
 
 def _model_findings(path: str, doc: Document, exc: pydantic.ValidationError) -> list[Finding]:
-    findings = []
+    findings: list[Problem] = []
     for error in exc.errors():
         loc = tuple(error.get("loc", ()))
         where = ".".join(str(part) for part in loc) or "frontmatter"
         message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-        findings.append(
-            Finding(
-                path, ADK_CODE, Severity.ERROR, f"ADK rejects `{where}`: {message}.", _field_range(doc, loc)
-            )
-        )
-    return findings
+        findings.append(Problem(ADK_PROBLEM, f"ADK rejects `{where}`: {message}.", _field_range(doc, loc)))
+    return file_findings(path, findings)
 
 
 def _inside(path: Path, top: Path) -> bool:
@@ -191,7 +189,9 @@ def _load_dir(skill_md: str, skill_dir: Path, folder: str) -> tuple[dict[str, st
 
 
 def _resource_warning(skill_md: str, what: str) -> Finding:
-    return Finding(skill_md, ADK_CODE, Severity.WARNING, f"{what}; not given to ADK.", Range.point(0, 0))
+    problem = Problem(ADK_PROBLEM, f"{what}; not given to ADK.", Range.point(0, 0), severity=Severity.WARNING)
+    (finding,) = file_findings(skill_md, [problem])
+    return finding
 
 
 def _resources(skill_md: str, skill_dir: Path) -> tuple[Resources, list[Finding]]:
@@ -282,7 +282,7 @@ def load_adk_skills_report(
         if skill is not None and skill.name in seen:  # SkillToolset refuses duplicate names
             message = f"ADK needs unique names: `{skill.name}` is already used by {seen[skill.name]}."
             where = candidate.named.name_range or Range.point(0, 0)
-            findings.append(Finding(candidate.path, ADK_CODE, Severity.ERROR, message, where))
+            findings += file_findings(candidate.path, [Problem(ADK_PROBLEM, message, where)])
         if skill is not None and not any(f.severity is Severity.ERROR for f in findings):
             seen[skill.name] = candidate.path
             report.skills.append(skill)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Severity(enum.IntEnum):
@@ -62,12 +63,45 @@ class TextEdit:
     new_text: str
 
 
+class Applicability(enum.Enum):
+    """How far a fix can be trusted, as ruff grades them: `safe` keeps what the author meant
+    (`check --fix` applies it); `unsafe` may change what a runtime reads (`--unsafe-fixes`);
+    `display-only` is offered in the editor alone (it creates or edits another file)."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """A change to a file other than the finding's own: create it, and/or edit it."""
+
+    path: str
+    create: bool = False
+    edits: tuple[TextEdit, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
     """A named set of text edits that resolves one finding (a quick fix in the editor)."""
 
     title: str
     edits: tuple[TextEdit, ...]
+    applicability: Applicability = Applicability.SAFE
+    changes: tuple[FileChange, ...] = ()  # other files (display-only fixes)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A problem found while reading a file (a parser's or a loader's), before it is a finding: its
+`kind` is the name of the rule that reports it, which gives it a code and a severity."""
+
+    kind: str
+    message: str
+    range: Range
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+    severity: Severity | None = None  # None: the rule's own (a loader may report a lesser one)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-"""Code actions: the validator's fixes as quick fixes, `Create missing file` for a broken
-reference and `Add tool to manifest` for an unknown tool."""
+"""Code actions: the rules' fixes as quick fixes. A fix that creates or edits another file (create
+a missing reference, add a tool to the manifest) becomes a workspace edit with those files, when
+the client can apply it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from skills_lsp.core.model import Finding, Range
+from skills_lsp.core.model import Applicability, Fix, TextEdit
 from skills_lsp.server.diagnostics import findings_for, to_diagnostic
 
 if TYPE_CHECKING:
@@ -46,102 +47,71 @@ def register(server: SkillsLanguageServer) -> None:
             if not _overlaps(diagnostic.range, params.range):
                 continue
             tied = [_matching(diagnostic, list(params.context.diagnostics))]
+            in_file = [f for f in finding.fixes if f.applicability is not Applicability.DISPLAY_ONLY]
             for fix in finding.fixes:
                 same = offered.get((fix.title, fix.edits))
                 if same is not None:  # two findings (SK204, SK205) offer the same rename: one action
                     same.diagnostics = [*(same.diagnostics or []), *tied]
                     continue
-                edits = [
-                    types.TextEdit(ls.codec.range_to_client(lines, e.range), e.new_text) for e in fix.edits
-                ]
+                edit = _workspace_edit(ls, uri, lines, fix)
+                if edit is None:  # the client cannot apply it (e.g. create a file)
+                    continue
                 action = types.CodeAction(
                     title=fix.title,
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=list(tied),
-                    edit=types.WorkspaceEdit(changes={uri: edits}),
-                    is_preferred=len(finding.fixes) == 1,
+                    edit=edit,
+                    is_preferred=len(in_file) == 1 and fix is in_file[0],
                 )
                 offered[(fix.title, fix.edits)] = action
                 actions.append(action)
-            extra = _create_file(ls, uri, lines, finding) if finding.code == "SK603" else None
-            extra = extra or (_add_tool(ls, uri, lines, finding) if finding.code == "SK505" else None)
-            if extra is not None:
-                extra.diagnostics = tied
-                actions.append(extra)
         return actions or None
 
 
-def _text_at(lines: list[str], rng: Range) -> str:
-    return (
-        lines[rng.start.line][rng.start.character : rng.end.character] if rng.start.line < len(lines) else ""
-    )
+def _workspace_edit(
+    ls: SkillsLanguageServer, uri: str, lines: list[str], fix: Fix
+) -> types.WorkspaceEdit | None:
+    """The fix as a WorkspaceEdit: edits of this buffer, and the files it creates or edits (None
+    when it creates one and the client cannot)."""
+    edits = [types.TextEdit(ls.codec.range_to_client(lines, e.range), e.new_text) for e in fix.edits]
+    if not fix.changes:
+        return types.WorkspaceEdit(changes={uri: edits})
+    creates = [c for c in fix.changes if c.create and not Path(c.path).exists()]
+    if not creates:
+        changes = {uri: edits} if edits else {}
+        changes.update({Path(c.path).resolve().as_uri(): _other_file(c.edits) for c in fix.changes})
+        return types.WorkspaceEdit(changes=changes)
+    if not _can_create(ls):
+        return None
+    document_changes: list[types.TextDocumentEdit | types.CreateFile] = []
+    for change in fix.changes:
+        target = Path(change.path).resolve().as_uri()
+        if change in creates:
+            document_changes.append(
+                types.CreateFile(uri=target, options=types.CreateFileOptions(ignore_if_exists=True))
+            )
+        if change.edits:
+            document = types.OptionalVersionedTextDocumentIdentifier(uri=target, version=None)
+            document_changes.append(types.TextDocumentEdit(document, _other_file(change.edits)))
+    return types.WorkspaceEdit(document_changes=document_changes)
+
+
+def _other_file(edits: tuple[TextEdit, ...]) -> list[types.TextEdit]:
+    """Edits of another file, placed by the rule on its disk text: at its start or its end, which is
+    column 0 of an empty last line when the file ends with a line break (a position that reads the
+    same in code points and in the client's units)."""
+    return [
+        types.TextEdit(
+            types.Range(
+                types.Position(e.range.start.line, e.range.start.character),
+                types.Position(e.range.end.line, e.range.end.character),
+            ),
+            e.new_text,
+        )
+        for e in edits
+    ]
 
 
 def _can_create(ls: SkillsLanguageServer) -> bool:
     operations = ls.capability("workspace.workspace_edit.resource_operations", []) or []
     return types.ResourceOperationKind.Create in operations
-
-
-def _create_file(
-    ls: SkillsLanguageServer, uri: str, lines: list[str], finding: Finding
-) -> types.CodeAction | None:
-    path = ls.path_of(uri)
-    if path is None or not _can_create(ls):
-        return None
-    from urllib.parse import unquote
-
-    target = (path.parent / unquote(_text_at(lines, finding.range))).resolve()
-    return types.CodeAction(
-        title=f"Create missing file {target.name}",
-        kind=types.CodeActionKind.QuickFix,
-        edit=types.WorkspaceEdit(
-            document_changes=[
-                types.CreateFile(uri=target.as_uri(), options=types.CreateFileOptions(ignore_if_exists=True))
-            ]
-        ),
-    )
-
-
-def _add_tool(
-    ls: SkillsLanguageServer, uri: str, lines: list[str], finding: Finding
-) -> types.CodeAction | None:
-    from skills_lsp.core.rules.tools import tool_name
-
-    path = ls.path_of(uri)
-    folder = ls.state.folder_for(path) if path is not None else None
-    if folder is None:
-        return None
-    name = tool_name(_text_at(lines, finding.range))
-    manifest = folder.manifest.path or folder.root / folder.config.tool_manifest
-    entry = f'  - name: {name}\n    description: ""\n'
-    target = Path(manifest)
-    if target.is_file():
-        text = target.read_text(encoding="utf-8")
-        count = text.count("\n")
-        prefix = "" if text.endswith("\n") or not text else "\n"
-        at = (
-            types.Position(count, 0)
-            if text.endswith("\n") or not text
-            else types.Position(count, len(text.split("\n")[-1]))
-        )
-        edit = types.WorkspaceEdit(
-            changes={target.as_uri(): [types.TextEdit(types.Range(at, at), prefix + entry)]}
-        )
-    elif _can_create(ls):
-        start = types.Position(0, 0)
-        edit = types.WorkspaceEdit(
-            document_changes=[
-                types.CreateFile(uri=target.as_uri()),
-                types.TextDocumentEdit(
-                    text_document=types.OptionalVersionedTextDocumentIdentifier(
-                        uri=target.as_uri(), version=None
-                    ),
-                    edits=[types.TextEdit(types.Range(start, start), "tools:\n" + entry)],
-                ),
-            ]
-        )
-    else:
-        return None
-    return types.CodeAction(
-        title=f"Add tool {name} to {target.name}", kind=types.CodeActionKind.QuickFix, edit=edit
-    )

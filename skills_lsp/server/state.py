@@ -15,9 +15,8 @@ from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
 from skills_lsp.core.index.skill_index import SkillIndex, document_from_text, load_workspace_index
-from skills_lsp.core.model import FileKind, Finding, Range, Severity
+from skills_lsp.core.model import FileKind, Finding, Range, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_text
-from skills_lsp.core.parse.tool_manifest import parse_tool_manifest
 from skills_lsp.core.routing.queries import (
     QueryCase,
     QueryResult,
@@ -34,15 +33,24 @@ from skills_lsp.core.routing.scorer import (
     scorer_name,
 )
 from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
-from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.check import Manifest, default_cache_dir, load_manifest
-from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.check import (
+    Manifest,
+    default_cache_dir,
+    load_manifest,
+    named_skill,
+    workspace_findings,
+)
 from skills_lsp.core.rules.profiles import PROFILES, Profile
-from skills_lsp.core.rules.validate import check_document, enabled_rules, resolve_profile, severity_for
+from skills_lsp.core.rules.registry import RoutingRun, rule_named
+from skills_lsp.core.rules.validate import (
+    check_document,
+    resolve_profile,
+    routing_findings,
+)
 from skills_lsp.core.rules.workspace import NamedSkill
-from skills_lsp.core.workspace.settings import load_config, parse_config
+from skills_lsp.core.workspace.settings import load_config, parse_config, parse_tool_manifest
 
-QUERY_FAILURE_CODE = "SK702"
+QUERY_FAILURE_CODE = rule_named("failing-test-query").code  # SK702
 PREPARE_ALL_UP_TO = 2000  # skills: below this, building every scorer takes about a second
 
 
@@ -280,53 +288,34 @@ class State:
             return None, []
         doc = parse_text(text)
         kind = served_kind(path) or kind_of(path)
-        result = check_document(doc, path, kind=kind, config=folder.config, tools=folder.manifest.registry)
+        result = check_document(
+            doc,
+            path,
+            kind=kind,
+            config=folder.config,
+            tools=folder.manifest.registry,
+            manifest_path=folder.manifest.path,
+        )
         return doc, result.findings + self._duplicates(folder, path, result.context)
 
     def _duplicates(self, folder: Folder, path: Path, ctx: Any) -> list[Finding]:
-        rule = RULES["SK701"]
-        # Workspace rules are not in the per-file plan; ask whether the profile enables this one.
-        if ctx.kind is FileKind.CONVENTION or rule not in enabled_rules(ctx.profile, folder.config):
+        """The workspace rules' findings for this buffer (SK701), as `check` computes them: this
+        buffer's name against the other indexed skills of that name."""
+        if ctx.kind is FileKind.CONVENTION:
             return []
-        pair = ctx.get("name") if ctx.doc.root is not None and ctx.doc.root.kind == "mapping" else None
-        text = scalar_text(ctx, pair.value) if pair is not None else None
-        if pair is None or not text or not text.strip():
+        me = named_skill(ctx, SkillFile(str(path), ctx.kind))
+        if me.name is None:
             return []
-        name = text.strip()
         others = [
             NamedSkill(str(d.path), d.kind, d.name, Range.point(0, 0))
-            for d in folder.index.all_named(name)
+            for d in folder.index.all_named(me.name)
             if d.kind is not FileKind.CONVENTION and not _same(d.path, path)
         ]
         if not others:
             return []
-        me = NamedSkill(str(path), ctx.kind, name, pair.value.range)
-        severity = severity_for(rule, ctx.profile, folder.config)
-        return [
-            Finding(str(path), rule.code, severity, report.message, report.range)
-            for skill, report in rule.check([me, *others])
-            if skill is me
-        ]
+        found = workspace_findings([me, *others], folder.config, ctx.profile.name)
+        return [f for f in found if f.path == str(path)]
 
     def _query_failures(self, folder: Folder, path: Path) -> list[Finding]:
         results = folder.results()
-        unavailable = [
-            Finding(
-                str(path),
-                QUERY_FAILURE_CODE,
-                Severity.WARNING,
-                f"Routing tests run with bm25f: {folder.scorer_problem}.",
-                Range.point(0, 0),
-            )
-        ]
-        return (unavailable if folder.scorer_problem else []) + [
-            Finding(
-                str(path),
-                QUERY_FAILURE_CODE,
-                Severity.WARNING,
-                f"Routing test fails: {r.reason}.",
-                r.case.range,
-            )
-            for r in results
-            if not r.passed
-        ]
+        return routing_findings(path, RoutingRun(results, folder.scorer_problem))

@@ -19,7 +19,7 @@ import yaml
 pytest.importorskip("google.adk")
 
 from skills_lsp.cli import main
-from skills_lsp.core.parse.tool_manifest import load_tool_manifest
+from skills_lsp.core.workspace.settings import load_tool_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "schema" / "tool-registry.schema.json").read_text(encoding="utf-8"))

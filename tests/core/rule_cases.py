@@ -107,7 +107,7 @@ class Case:
     @property
     def severity(self) -> Severity:
         """The profile's severity for the code, else the rule's default."""
-        return get_profile(self.profile_name).severity_of(self.code, RULES[self.code].severity)
+        return RULES[self.code].severity_for(get_profile(self.profile_name).name)
 
     def write(self, root: Path) -> Path:
         for rel, content in self.files.items():

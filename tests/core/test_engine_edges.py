@@ -25,8 +25,8 @@ from skills_lsp import (
     to_prompt,
 )
 from skills_lsp.core.engine.coordinator import rust_debug
-from skills_lsp.core.parse.tool_manifest import parse_tool_manifest
 from skills_lsp.core.routing.queries import parse_query_file
+from skills_lsp.core.workspace.settings import parse_tool_manifest
 
 PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity" / "workspace"
 

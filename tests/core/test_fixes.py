@@ -43,6 +43,16 @@ def apply_fix(case: Case, fix: Fix, root: Path) -> tuple[str, list[Finding]]:
     path = case.write(root)
     fixed = apply_edits(document_text(case.data), fix.edits)
     path.write_bytes(fixed.encode("utf-8"))
+    case_file = path.relative_to(root)
+    for change in fix.changes:  # other files: create them, edit them (in this copy of the case)
+        written = Path(change.path)
+        before = next((d for d in written.parents if (d / case_file).is_file()), None)
+        assert before is not None, f"{fix.title!r} changes {written}, outside the case"
+        other = root / written.relative_to(before)
+        other.parent.mkdir(parents=True, exist_ok=True)
+        text = other.read_text(encoding="utf-8") if other.exists() else ""
+        assert change.create or other.exists()
+        other.write_text(apply_edits(text, change.edits), encoding="utf-8")
     return fixed, validate_file(path, profile=case.profile)
 
 

@@ -12,7 +12,7 @@ from skills_lsp.core.parse.frontmatter import parse_bytes, parse_text
 
 
 def codes(doc: fm.Document) -> list[str]:
-    return [p.code for p in doc.problems]
+    return [p.kind for p in doc.problems]
 
 
 def test_keys_values_and_items_carry_code_point_ranges() -> None:
@@ -87,7 +87,7 @@ def test_cr_only_line_endings() -> None:
 def test_structural_problems_are_reported_with_positions(text: str, code: str, rng: Range | None) -> None:
     doc = parse_text(text)
     assert code in codes(doc)
-    problem = next(p for p in doc.problems if p.code == code)
+    problem = next(p for p in doc.problems if p.kind == code)
     if rng is not None:
         assert problem.range == rng
     # a syntax error points inside the frontmatter, never past it
@@ -97,7 +97,7 @@ def test_structural_problems_are_reported_with_positions(text: str, code: str, r
 def test_syntax_error_points_at_the_offending_line() -> None:
     doc = parse_text("---\nname: ok\ndescription: [unclosed\nlicense: MIT\n---\n")
     problem = doc.problems[0]
-    assert problem.code == fm.P_YAML_SYNTAX
+    assert problem.kind == fm.P_YAML_SYNTAX
     assert 2 <= problem.range.start.line <= 3
     assert problem.message.startswith("Invalid YAML: ")
 
@@ -105,7 +105,7 @@ def test_syntax_error_points_at_the_offending_line() -> None:
 def test_invalid_utf8_is_reported_at_the_bad_byte() -> None:
     doc = parse_bytes(b"---\nname: x\ndescription: caf" + b"\xe9\n---\n")
     problem = doc.problems[0]
-    assert problem.code == fm.P_NOT_UTF8
+    assert problem.kind == fm.P_NOT_UTF8
     assert problem.range == Range.of(2, 16, 2, 17)
     assert "0xe9" in problem.message
 
@@ -139,7 +139,7 @@ def _timed(text: str) -> tuple[fm.Document, float]:
 def test_deep_nesting_is_refused_not_crashed(yaml_text: str) -> None:
     doc, _ = _timed(f"---\n{yaml_text}\n---\n")
     assert doc.problems, "deep input must produce a problem"
-    assert doc.problems[0].code in (fm.P_TOO_COMPLEX, fm.P_YAML_SYNTAX, fm.P_FRONTMATTER_TOO_LARGE)
+    assert doc.problems[0].kind in (fm.P_TOO_COMPLEX, fm.P_YAML_SYNTAX, fm.P_FRONTMATTER_TOO_LARGE)
 
 
 def test_billion_laughs_is_refused() -> None:

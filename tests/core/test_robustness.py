@@ -41,7 +41,7 @@ def test_unicode_line_separators_do_not_shift_ranges(separator: str) -> None:
 def test_control_characters_are_located_exactly(char: str) -> None:
     doc = parse_text(f"---\nname: x\ndescription: a{char}b\n---\n")
     (problem,) = doc.problems
-    assert problem.code == fm.P_YAML_SYNTAX and problem.range == Range.of(2, 14, 2, 15)
+    assert problem.kind == fm.P_YAML_SYNTAX and problem.range == Range.of(2, 14, 2, 15)
     assert "\n" not in problem.message and f"U+{ord(char):04X}" in problem.message
 
 
@@ -51,7 +51,7 @@ def test_brackets_inside_scalars_are_not_nesting() -> None:
     assert parse_text('---\ndescription: "Use when ' + "[" * 65 + '"\n---\n').problems == []
     assert parse_text("---\ndescription: Use when " + "{" * 65 + "\n---\n").problems == []
     deep = parse_text("---\na: " + "[" * 65 + "]" * 65 + "\n---\n")
-    assert [p.code for p in deep.problems] == [fm.P_TOO_COMPLEX]
+    assert [p.kind for p in deep.problems] == [fm.P_TOO_COMPLEX]
 
 
 @pytest.mark.parametrize(

@@ -5,14 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from skills_lsp.core.model import Range
-from skills_lsp.core.parse.tool_manifest import (
-    StaticToolRegistry,
-    ToolRegistry,
-    load_tool_manifest,
-    parse_tool_manifest,
-)
+from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, ToolRegistry
 from skills_lsp.core.rules.check import check_paths
 from skills_lsp.core.rules.validate import validate_text
+from skills_lsp.core.workspace.settings import load_tool_manifest, parse_tool_manifest
 
 SKILL = "---\nname: x\ndescription: Does x. Use when asked.\nallowed-tools: {tools}\n---\nBody.\n"
 

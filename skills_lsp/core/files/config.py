@@ -1,7 +1,7 @@
 """`[tool.skills-lsp]` in pyproject.toml, or a `skills-lsp.toml`: roots, profiles, rule selection.
 
-A broken config never raises: `load_config` returns the defaults plus findings (code SK001)
-that point at the line of the config file that is wrong.
+A broken config never raises: `load_config` returns the defaults plus problems (reported as
+SK001) that point at the line of the config file that is wrong.
 
 Names that later stages define (profiles, rule codes, scorers) are checked against the
 `ConfigNames` the caller passes: this stage sits below them and cannot know them.
@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
-from skills_lsp.core.model import Finding, Range, Severity
+from skills_lsp.core.model import Problem, Range, Severity
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +29,7 @@ else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
-CONFIG_CODE = "SK001"
+CONFIG_PROBLEM = "invalid-config"  # the rule that reports these (SK001)
 DEFAULT_TOOL_MANIFEST = "skill-tools.yaml"
 DEFAULT_QUERY_FILE = "skill-queries.yaml"
 
@@ -394,22 +394,20 @@ class _EntryError(ValueError):
         self.entry = entry
 
 
-def load_config(path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Finding]]:
+def load_config(path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Problem]]:
     """Read a config file. Problems come back as findings; the rest of the config still applies."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return Config(), [
-            Finding(str(path), CONFIG_CODE, Severity.ERROR, f"Cannot read config: {exc}", Range.point(0, 0))
-        ]
+        return Config(), [Problem(CONFIG_PROBLEM, f"Cannot read config: {exc}", Range.point(0, 0))]
     return parse_config(text, path, names)
 
 
-def parse_config(text: str, path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Finding]]:
-    problems: list[Finding] = []
+def parse_config(text: str, path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Problem]]:
+    problems: list[Problem] = []
 
     def problem(message: str, rng: Range) -> None:
-        problems.append(Finding(str(path), CONFIG_CODE, Severity.ERROR, message, rng))
+        problems.append(Problem(CONFIG_PROBLEM, message, rng))
 
     try:
         data = tomllib.loads(text)

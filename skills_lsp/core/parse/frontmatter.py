@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import yaml
 
-from skills_lsp.core.model import Position, Range
+from skills_lsp.core.model import Position, Problem, Range
 
 try:  # libyaml C parser: ~20x faster than the pure-Python one; same grammar.
     _Loader: type = yaml.CSafeLoader
@@ -39,31 +39,36 @@ MAX_EXPANDED_NODES = 10_000
 
 BOM = "\ufeff"
 
-# Problem codes produced here; their documentation lives with the structure rules.
-P_NO_FRONTMATTER = "SK101"
-P_UNCLOSED = "SK102"
-P_YAML_SYNTAX = "SK103"
-P_UNQUOTED_COLON = "SK104"
-P_DUPLICATE_KEY = "SK105"
-P_NOT_MAPPING = "SK106"
-P_EMPTY = "SK107"
-P_FILE_TOO_LARGE = "SK108"
-P_FRONTMATTER_TOO_LARGE = "SK109"
-P_TOO_COMPLEX = "SK110"
-P_NOT_UTF8 = "SK111"
-P_MULTIPLE_DOCUMENTS = "SK112"
+# The kinds of problem found here. Each is the name of the rule that reports it (rules/structure.py
+# holds their codes, severities and documentation), so the parser knows no rule codes.
+P_NO_FRONTMATTER = "no-frontmatter"
+P_UNCLOSED = "unclosed-frontmatter"
+P_YAML_SYNTAX = "yaml-syntax"
+P_UNQUOTED_COLON = "unquoted-colon"
+P_DUPLICATE_KEY = "duplicate-key"
+P_NOT_MAPPING = "frontmatter-not-mapping"
+P_EMPTY = "empty-frontmatter"
+P_FILE_TOO_LARGE = "file-too-large"
+P_FRONTMATTER_TOO_LARGE = "frontmatter-too-large"
+P_TOO_COMPLEX = "frontmatter-too-complex"
+P_NOT_UTF8 = "not-utf8"
+P_MULTIPLE_DOCUMENTS = "multiple-documents"
+PROBLEM_KINDS = (
+    P_NO_FRONTMATTER,
+    P_UNCLOSED,
+    P_YAML_SYNTAX,
+    P_UNQUOTED_COLON,
+    P_DUPLICATE_KEY,
+    P_NOT_MAPPING,
+    P_EMPTY,
+    P_FILE_TOO_LARGE,
+    P_FRONTMATTER_TOO_LARGE,
+    P_TOO_COMPLEX,
+    P_NOT_UTF8,
+    P_MULTIPLE_DOCUMENTS,
+)
 
 NodeKind = Literal["scalar", "sequence", "mapping", "alias"]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A structural problem found while reading a file; turned into a finding by the rules."""
-
-    code: str
-    message: str
-    range: Range
-    data: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(eq=False, slots=True)

@@ -3,7 +3,7 @@
 The manifest (`skill-tools.yaml` by default; YAML or JSON) is a top-level `tools:` list of
 `{name, description, parameters?, source?}`, described by `schema/tool-registry.schema.json`.
 The coordinator, the validator's unknown-tool rule and the server's completion all read it.
-A broken manifest never raises: problems come back as findings with positions.
+A broken manifest never raises: problems come back with positions (rule SK002 reports them).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import Finding, Range, Severity
+from skills_lsp.core.model import Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
@@ -25,7 +25,7 @@ from skills_lsp.core.parse.frontmatter import (
     to_python,
 )
 
-MANIFEST_CODE = "SK002"
+MANIFEST_PROBLEM = "invalid-tool-manifest"  # the rule that reports these (SK002)
 MANIFEST_SCHEMA = "tool-registry.schema.json"
 
 
@@ -69,24 +69,22 @@ class StaticToolRegistry:
         return name in self._tools
 
 
-def load_tool_manifest(path: str | Path) -> tuple[StaticToolRegistry, list[Finding]]:
+def load_tool_manifest(path: str | Path) -> tuple[StaticToolRegistry, list[Problem]]:
     """Read a manifest; an unreadable or malformed one gives an empty registry and findings."""
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         message = f"Cannot read the tool manifest: {exc}."
-        return StaticToolRegistry(), [
-            Finding(str(file), MANIFEST_CODE, Severity.ERROR, message, Range.point(0, 0))
-        ]
+        return StaticToolRegistry(), [Problem(MANIFEST_PROBLEM, message, Range.point(0, 0))]
     return parse_tool_manifest(text, str(file))
 
 
-def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[Finding]]:
-    problems: list[Finding] = []
+def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[Problem]]:
+    problems: list[Problem] = []
 
     def problem(message: str, rng: Range) -> None:
-        problems.append(Finding(path, MANIFEST_CODE, Severity.ERROR, message, rng))
+        problems.append(Problem(MANIFEST_PROBLEM, message, rng))
 
     if path.endswith(".json"):
         try:
@@ -101,15 +99,13 @@ def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[
     if root is None or problems:
         return StaticToolRegistry(), problems
     for first, duplicate in duplicate_keys(root):
-        problems.append(
-            Finding(path, MANIFEST_CODE, Severity.ERROR, duplicate_message(first, duplicate), duplicate.range)
-        )
+        problems.append(Problem(MANIFEST_PROBLEM, duplicate_message(first, duplicate), duplicate.range))
     return _from_data(to_python(root), root, path, problems)
 
 
 def _from_data(
-    data: Any, root: YamlNode | None, path: str, problems: list[Finding]
-) -> tuple[StaticToolRegistry, list[Finding]]:
+    data: Any, root: YamlNode | None, path: str, problems: list[Problem]
+) -> tuple[StaticToolRegistry, list[Problem]]:
     from jsonschema import Draft202012Validator
 
     def where(json_path: list[Any]) -> Range:
@@ -118,11 +114,7 @@ def _from_data(
     validator = Draft202012Validator(schema.load_schema(MANIFEST_SCHEMA))
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     for error in errors:
-        problems.append(
-            Finding(
-                path, MANIFEST_CODE, Severity.ERROR, f"{error.message}.", where(list(error.absolute_path))
-            )
-        )
+        problems.append(Problem(MANIFEST_PROBLEM, f"{error.message}.", where(list(error.absolute_path))))
     tools: list[Tool] = []
     seen: set[str] = set()
     entries = data.get("tools", []) if isinstance(data, dict) else []
@@ -133,7 +125,7 @@ def _from_data(
         rng = where(["tools", i, "name"])
         if name in seen:
             problems.append(
-                Finding(path, MANIFEST_CODE, Severity.WARNING, f"Tool `{name}` is listed twice.", rng)
+                Problem(MANIFEST_PROBLEM, f"Tool `{name}` is listed twice.", rng, severity=Severity.WARNING)
             )
             continue
         seen.add(name)

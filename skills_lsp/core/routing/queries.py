@@ -19,7 +19,7 @@ from typing import Any
 from skills_lsp.core import schema
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillIndex
-from skills_lsp.core.model import Finding, Range, Severity
+from skills_lsp.core.model import Finding, Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
@@ -38,8 +38,9 @@ from skills_lsp.core.routing.scorer import (
     scorer_name,
     select_skills,
 )
+from skills_lsp.core.rules.validate import file_findings
 
-QUERIES_CODE = "SK003"
+QUERIES_PROBLEM = "invalid-test-queries"  # the rule that reports these (SK003)
 QUERIES_SCHEMA = "skill-queries.schema.json"
 _NONE_WORDS = frozenset({"none", "None", "NONE"})
 
@@ -81,6 +82,11 @@ class QueryResult:
     # The second-ranked skill with a score above 0, selected or not: a runner-up under min_score
     # still competes, and a margin is measured against it. None: read it from `matches`.
     runner: SkillMatch | None = None
+
+    @property
+    def range(self) -> Range:
+        """Where the case's query is written."""
+        return self.case.range
 
     @property
     def winner(self) -> SkillMatch | None:
@@ -172,19 +178,25 @@ def load_query_file(path: str | Path) -> tuple[list[QueryCase], list[Finding]]:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         message = f"Cannot read the test-query file: {exc}."
-        return [], [Finding(str(file), QUERIES_CODE, Severity.ERROR, message, Range.point(0, 0))]
+        return [], file_findings(file, [Problem(QUERIES_PROBLEM, message, Range.point(0, 0))])
     return parse_query_file(text, str(file))
 
 
 def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Finding]]:
-    problems: list[Finding] = []
+    """Cases and problems (SK003) of a test-query file's text; never raises."""
+    cases, problems = _read_cases(text, path)
+    return cases, file_findings(path, problems)
+
+
+def _read_cases(text: str, path: str) -> tuple[list[QueryCase], list[Problem]]:
+    problems: list[Problem] = []
     root: YamlNode | None = None
     if path.endswith(".json"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             rng = Range.point(exc.lineno - 1, exc.colno - 1)
-            return [], [Finding(path, QUERIES_CODE, Severity.ERROR, f"Invalid JSON: {exc.msg}.", rng)]
+            return [], [Problem(QUERIES_PROBLEM, f"Invalid JSON: {exc.msg}.", rng)]
         # JSON is YAML: the position-keeping YAML parser gives every case its range (for lenses
         # and problems), as long as it reads the same data json does. YAML refuses tabs where JSON
         # allows them as whitespace; JSON strings cannot hold a raw tab, so every tab is whitespace
@@ -195,11 +207,7 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
     else:
         root, yaml_problems = parse_yaml_file(text)
         for p in yaml_problems:
-            problems.append(
-                Finding(
-                    path, QUERIES_CODE, Severity.ERROR, p.message.replace("Frontmatter", "The file"), p.range
-                )
-            )
+            problems.append(Problem(QUERIES_PROBLEM, p.message.replace("Frontmatter", "The file"), p.range))
         if root is None:
             return [], problems
         data = to_python(root)
@@ -217,16 +225,14 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
             bad_cases.add(path_parts[1])
         elif path_parts[:1] in (["defaults"], ["cases"]) or not path_parts:
             bad_cases.add(-1)  # nothing can be read case by case
-        problems.append(Finding(path, QUERIES_CODE, Severity.ERROR, f"{error.message}.", where(path_parts)))
+        problems.append(Problem(QUERIES_PROBLEM, f"{error.message}.", where(path_parts)))
     for first, duplicate in duplicate_keys(root) if root is not None else []:
-        problems.append(
-            Finding(path, QUERIES_CODE, Severity.ERROR, duplicate_message(first, duplicate), duplicate.range)
-        )
+        problems.append(Problem(QUERIES_PROBLEM, duplicate_message(first, duplicate), duplicate.range))
     if not isinstance(data, dict) or -1 in bad_cases:
         return [], problems
     if not data.get("cases"):
         message = "The file has no test cases: routing is not under test."
-        problems.append(Finding(path, QUERIES_CODE, Severity.WARNING, message, where(["cases"])))
+        problems.append(Problem(QUERIES_PROBLEM, message, where(["cases"]), severity=Severity.WARNING))
     defaults = data.get("defaults") or {}
     cases: list[QueryCase] = []
     for i, entry in enumerate(data.get("cases") or []):
@@ -236,7 +242,7 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
         numbers = [float(merged[k]) for k in ("min_score", "margin") if isinstance(merged.get(k), float)]
         if any(not math.isfinite(n) for n in numbers):
             message = "`min_score` and `margin` must be finite numbers."
-            problems.append(Finding(path, QUERIES_CODE, Severity.ERROR, message, where(["cases", i])))
+            problems.append(Problem(QUERIES_PROBLEM, message, where(["cases", i])))
             continue
         cases.append(
             QueryCase(

@@ -9,9 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import FileKind, Fix, Severity, TextEdit
+from skills_lsp.core.model import Applicability, FileChange, FileKind, Fix, Severity, TextEdit
 from skills_lsp.core.parse.markdown import find_references
-from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
+from skills_lsp.core.rules.registry import Report, RuleContext, except_in, json_path, rule
+
+# skills-ref judges frontmatter only; convention files have no skill body or bundle.
+BODY_PROFILES = except_in("skills-ref", "convention")
+# adk-skill's flat files have no skill directory to stay inside or keep shallow.
+BUNDLE_PROFILES = except_in("skills-ref", "convention", "adk-rust")
 
 BODY_MAX_LINES = 500
 EVALS_MAX_BYTES = 1024 * 1024
@@ -31,7 +36,7 @@ def _skill_file(ctx: RuleContext) -> bool:
     return ctx.doc.close_line is not None and ctx.kind is not FileKind.CONVENTION
 
 
-@rule("SK601", "body-too-long", Severity.WARNING, "The body is over 500 lines")
+@rule("SK601", "body-too-long", Severity.WARNING, "The body is over 500 lines", profiles=BODY_PROFILES)
 def body_too_long(ctx: RuleContext) -> Iterator[Report]:
     """The spec recommends keeping SKILL.md under 500 lines: the whole body enters the model's
     context when the skill activates. Move detail into `references/` files that the agent reads
@@ -47,7 +52,13 @@ def body_too_long(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-@rule("SK602", "body-too-many-tokens", Severity.WARNING, "The body is over about 5000 tokens")
+@rule(
+    "SK602",
+    "body-too-many-tokens",
+    Severity.WARNING,
+    "The body is over about 5000 tokens",
+    profiles=BODY_PROFILES,
+)
 def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
     """The spec recommends under 5000 tokens for the instructions. Estimated as characters / 4
     (no tokenizer is specified, so treat it as a guide)."""
@@ -66,7 +77,7 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-@rule("SK608", "empty-body", Severity.WARNING, "The body is empty")
+@rule("SK608", "empty-body", Severity.WARNING, "The body is empty", profiles=BODY_PROFILES)
 def empty_body(ctx: RuleContext) -> Iterator[Report]:
     """A skill without instructions gives the agent nothing to do once it is selected."""
     if _skill_file(ctx) and not ctx.doc.body:
@@ -118,7 +129,13 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
             )
         path = base / Path(*parts) if parts else base
         if parts and not ctx.exists(path):
-            yield "SK603", Report(ref.range, f"`{target}` does not exist.")
+            create = Fix(
+                f"Create missing file {path.name}",
+                (),
+                Applicability.DISPLAY_ONLY,
+                (FileChange(os.path.abspath(path), create=True),),
+            )
+            yield "SK603", Report(ref.range, f"`{target}` does not exist.", (create,))
 
 
 def _select(ctx: RuleContext, code: str) -> Iterator[Report]:
@@ -131,29 +148,55 @@ def _select(ctx: RuleContext, code: str) -> Iterator[Report]:
             yield report
 
 
-@rule("SK603", "missing-reference", Severity.ERROR, "A referenced file does not exist")
+@rule(
+    "SK603",
+    "missing-reference",
+    Severity.ERROR,
+    "A referenced file does not exist",
+    profiles=BODY_PROFILES,
+    fixes=[Applicability.DISPLAY_ONLY],
+)
 def missing_reference(ctx: RuleContext) -> Iterator[Report]:
     """A relative path in the body (a Markdown link, or a bare `scripts/...`, `references/...` or
     `assets/...` path outside fenced code) names a file that is not in the skill directory. The
-    agent will fail when it follows it."""
+    agent will fail when it follows it. In the editor, a quick fix creates the file."""
     yield from _select(ctx, "SK603")
 
 
-@rule("SK604", "reference-outside-skill", Severity.ERROR, "A reference points outside the skill directory")
+@rule(
+    "SK604",
+    "reference-outside-skill",
+    Severity.ERROR,
+    "A reference points outside the skill directory",
+    profiles=BUNDLE_PROFILES,
+)
 def reference_outside_skill(ctx: RuleContext) -> Iterator[Report]:
     """Skills are copied and installed as one directory; a `../` path breaks once the skill is
     moved. Copy the file into the skill."""
     yield from _select(ctx, "SK604")
 
 
-@rule("SK605", "reference-too-deep", Severity.WARNING, "A reference is more than one directory deep")
+@rule(
+    "SK605",
+    "reference-too-deep",
+    Severity.WARNING,
+    "A reference is more than one directory deep",
+    profiles=BUNDLE_PROFILES,
+)
 def reference_too_deep(ctx: RuleContext) -> Iterator[Report]:
     """The spec asks to keep file references one level deep from SKILL.md
     (`references/guide.md`, not `references/a/b/guide.md`)."""
     yield from _select(ctx, "SK605")
 
 
-@rule("SK606", "reference-backslash", Severity.WARNING, "A reference uses `\\` as a separator", fixable=True)
+@rule(
+    "SK606",
+    "reference-backslash",
+    Severity.WARNING,
+    "A reference uses `\\` as a separator",
+    profiles=BODY_PROFILES,
+    fixes=[Applicability.SAFE],
+)
 def reference_backslash(ctx: RuleContext) -> Iterator[Report]:
     """Paths use `/`; a `\\` separator only works on Windows.
 
@@ -161,14 +204,22 @@ def reference_backslash(ctx: RuleContext) -> Iterator[Report]:
     yield from _select(ctx, "SK606")
 
 
-@rule("SK607", "reference-absolute", Severity.WARNING, "A reference is an absolute path")
+@rule(
+    "SK607", "reference-absolute", Severity.WARNING, "A reference is an absolute path", profiles=BODY_PROFILES
+)
 def reference_absolute(ctx: RuleContext) -> Iterator[Report]:
     """References are relative to the skill directory so the skill works wherever it is
     installed."""
     yield from _select(ctx, "SK607")
 
 
-@rule("SK610", "invalid-evals", Severity.ERROR, "`evals/evals.json` does not match the evals format")
+@rule(
+    "SK610",
+    "invalid-evals",
+    Severity.ERROR,
+    "`evals/evals.json` does not match the evals format",
+    profiles=BODY_PROFILES,
+)
 def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
     """`evals/evals.json` (the agentskills.io evaluation convention) must be
     `{"skill_name": str, "evals": [{"id": int, "prompt": str, "expected_output": str,

@@ -22,10 +22,12 @@ from skills_lsp.core.parse.frontmatter import parse_bytes, read_limited
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.registry import RuleContext, Target
 from skills_lsp.core.rules.validate import (
     DEFAULT_CONFIG,
     check_document,
     enabled_rules,
+    file_findings,
     resolve_profile,
     severity_for,
     unreadable,
@@ -149,7 +151,7 @@ def expand_targets(
                     files.setdefault(item.path, item)
         else:
             message = "Not a regular file or directory." if path.exists() else "No such file or directory."
-            problems.append(Finding(str(path), "SK100", Severity.ERROR, message, Range.point(0, 0)))
+            problems.append(unreadable(path, message))
     if len(targets) == 1:  # one target: discovery's order already is path order
         return list(files.values()), problems
     return sorted(files.values(), key=lambda f: path_sort_key(f.path)), problems
@@ -182,7 +184,7 @@ def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
     except OSError:
         data = b""
     registry, problems = load_tool_manifest(path)
-    return Manifest(registry, hashlib.sha256(data).hexdigest(), path), problems
+    return Manifest(registry, hashlib.sha256(data).hexdigest(), path), file_findings(path, problems)
 
 
 def check_file(
@@ -253,9 +255,17 @@ def check_file(
     tools = manifest.registry if manifest is not None else None
     doc = parse_bytes(data)
     result = check_document(
-        doc, item.path, kind=item.kind, profile=chosen, config=config, exists=exists, read=read, tools=tools
+        doc,
+        item.path,
+        kind=item.kind,
+        profile=chosen,
+        config=config,
+        exists=exists,
+        read=read,
+        tools=tools,
+        manifest_path=manifest.path if manifest is not None else None,
     )
-    named = _named(result.context, item)
+    named = named_skill(result.context, item)
     if cache is not None:
         r = named.name_range
         cache.put(
@@ -272,7 +282,8 @@ def check_file(
     return result.findings, named, False
 
 
-def _named(ctx: Any, item: SkillFile) -> NamedSkill:
+def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
+    """What the workspace rules need to know of one checked file."""
     pair = ctx.get("name") if ctx.doc.root is not None and ctx.doc.root.kind == "mapping" else None
     text = scalar_text(ctx, pair.value) if pair is not None else None
     if pair is None or not text or not text.strip():
@@ -284,7 +295,7 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
     """Findings of the workspace rules (SK7xx) over every checked file."""
     findings: list[Finding] = []
     for rule in RULES.values():
-        if not rule.workspace:
+        if rule.target is not Target.WORKSPACE:
             continue
         for skill, report in rule.check(skills):
             chosen = resolve_profile(skill.path, skill.kind, profile, config)

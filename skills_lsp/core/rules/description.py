@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from skills_lsp.core import schema
 from skills_lsp.core.model import Severity
 from skills_lsp.core.rules.common import empty_or_not_string, field_text
-from skills_lsp.core.rules.registry import Report, RuleContext, rule
+from skills_lsp.core.rules.registry import Report, RuleContext, except_in, rule
 
 DESCRIPTION_MAX = schema.max_length("description")
 
@@ -55,7 +55,13 @@ def description_too_long(ctx: RuleContext) -> Iterator[Report]:
 _TAG = re.compile(r"<\s*/?\s*[A-Za-z!][^<>]*>")
 
 
-@rule("SK304", "description-xml-tag", Severity.WARNING, "`description` contains an XML-like tag")
+@rule(
+    "SK304",
+    "description-xml-tag",
+    Severity.WARNING,
+    "`description` contains an XML-like tag",
+    profiles=except_in("skills-ref"),
+)
 def description_xml_tag(ctx: RuleContext) -> Iterator[Report]:
     """claude.ai and the Claude API refuse descriptions containing XML tags such as `<file>`;
     the description is also pasted into an XML catalog. Write the words without angle brackets."""
@@ -69,7 +75,13 @@ def description_xml_tag(ctx: RuleContext) -> Iterator[Report]:
 _WHEN = re.compile(r"\b(use|using|when|whenever|if|for|asks?|needs?|triggers?)\b", re.IGNORECASE)
 
 
-@rule("SK305", "description-no-when", Severity.HINT, "`description` does not say when to use the skill")
+@rule(
+    "SK305",
+    "description-no-when",
+    Severity.HINT,
+    "`description` does not say when to use the skill",
+    profiles=except_in("skills-ref", "convention"),
+)
 def description_no_when(ctx: RuleContext) -> Iterator[Report]:
     """The spec asks descriptions to say what the skill does *and when to use it* ("Use when the
     user asks about PDFs"). Agents match requests against these words."""

@@ -7,14 +7,14 @@ import re
 import unicodedata
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import Fix, Position, Range, TextEdit
+from skills_lsp.core.model import Applicability, Fix, Position, Range, TextEdit
 from skills_lsp.core.parse.frontmatter import Document, YamlNode, YamlPair
 
 NAME_MAX = schema.max_length("name")
 
 
-def replace(title: str, rng: Range, text: str) -> Fix:
-    return Fix(title, (TextEdit(rng, text),))
+def replace(title: str, rng: Range, text: str, applicability: Applicability = Applicability.SAFE) -> Fix:
+    return Fix(title, (TextEdit(rng, text),), applicability)
 
 
 _PLAIN_SAFE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _.,/()*+=@-]*")
@@ -174,7 +174,8 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
     if add.range.start.line == delete.range.end.line and add.range.start < delete.range.start:
         return None  # pragma: no cover - metadata can't end where the moved key starts
     edits = sorted([delete, add], key=lambda e: e.range.start)
-    return Fix(f"Move `{pair.name}` under `metadata`", tuple(edits))
+    # Unsafe: a runtime that read the key at the top level no longer sees it there.
+    return Fix(f"Move `{pair.name}` under `metadata`", tuple(edits), Applicability.UNSAFE)
 
 
 def split_tools(text: str, commas_only: bool = False) -> list[str]:

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import Fix, Severity
+from skills_lsp.core.model import Applicability, Fix, Severity
 from skills_lsp.core.parse.frontmatter import YamlNode, node_at, to_python
 from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import move_under_metadata, replace
-from skills_lsp.core.rules.registry import Report, RuleContext, json_path, rule
+from skills_lsp.core.rules.registry import Report, RuleContext, except_in, json_path, rule
 
 COMPATIBILITY_MAX = schema.max_length("compatibility")
 # Length and pattern limits have their own rules with better messages and fixes.
@@ -25,14 +25,22 @@ def _mapping(ctx: RuleContext) -> bool:
     return ctx.doc.root is not None and ctx.doc.root.kind == "mapping"
 
 
-@rule("SK401", "unknown-key", Severity.WARNING, "A top-level key the profile does not define", fixable=True)
+@rule(
+    "SK401",
+    "unknown-key",
+    Severity.WARNING,
+    "A top-level key the profile does not define",
+    severity_in={"skills-ref": Severity.ERROR},
+    fixes=[Applicability.UNSAFE],
+)
 def unknown_key(ctx: RuleContext) -> Iterator[Report]:
     """Each profile allows a fixed set of top-level keys (agentskills.io: `name`, `description`,
     `license`, `compatibility`, `metadata`, `allowed-tools`). skills-ref and claude.ai refuse any
     other key; adk-skill silently ignores it (so a typo such as `allowed_tools` loses the tools).
     Client-specific data belongs under `metadata`.
 
-    Fixes: rename a near-miss to the known key; move the entry under `metadata`."""
+    Fixes (both unsafe: what a runtime reads changes): rename a near-miss to the known key; move
+    the entry under `metadata`."""
     if not _mapping(ctx):
         return
     known = ctx.profile.fields
@@ -45,7 +53,7 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
         close = difflib.get_close_matches(key.replace("_", "-").lower(), list(known), n=1, cutoff=0.75)
         if close and close[0] not in ctx.doc.keys:
             hint = f"; did you mean `{close[0]}`"
-            fixes.append(replace(f"Rename to `{close[0]}`", pair.key.range, close[0]))
+            fixes.append(replace(f"Rename to `{close[0]}`", pair.key.range, close[0], Applicability.UNSAFE))
         elif key in everywhere:
             owner = everywhere[key]
             hint = f" (it is {'an' if owner[0] in 'aeiou' else 'a'} {owner} field)"
@@ -144,14 +152,19 @@ def compatibility_too_long(ctx: RuleContext) -> Iterator[Report]:
 
 
 @rule(
-    "SK404", "metadata-not-strings", Severity.WARNING, "`metadata` values are not all strings", fixable=True
+    "SK404",
+    "metadata-not-strings",
+    Severity.WARNING,
+    "`metadata` values are not all strings",
+    profiles=except_in("skills-ref"),
+    fixes=[Applicability.SAFE],
 )
 def metadata_not_strings(ctx: RuleContext) -> Iterator[Report]:
     """The spec defines `metadata` as a map from string keys to string values. Numbers and
     booleans are read differently by different YAML parsers (`1.10` becomes `1.1`), and Go or
     Rust clients with a string map refuse nested values.
 
-    Fix: quote a number or boolean value."""
+    Fix: quote a number or boolean value, as written."""
     if not _mapping(ctx) or "metadata" not in ctx.profile.fields or ctx.profile.name == "adk-rust":
         return
     pair = ctx.get("metadata")

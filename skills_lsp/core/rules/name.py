@@ -5,13 +5,14 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 
-from skills_lsp.core.model import FileKind, Fix, Range, Severity, TextEdit
+from skills_lsp.core.model import Applicability, FileKind, Fix, Range, Severity, TextEdit
 from skills_lsp.core.parse.frontmatter import YamlNode
 from skills_lsp.core.rules.common import empty_or_not_string, field_text
 from skills_lsp.core.rules.edits import NAME_MAX, replace, suggest_name, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, rule
 
 E = Severity.ERROR
+SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
 
 
 def _name(ctx: RuleContext) -> tuple[YamlNode, str] | None:
@@ -32,10 +33,11 @@ def _fix_name(ctx: RuleContext, node: YamlNode, name: str) -> tuple[Fix, ...]:
     suggestion = suggest_name(name, unicode=ctx.profile.name_style == "unicode")
     if suggestion == name:
         return ()
-    return (replace(f"Rename to `{suggestion}`", node.range, yaml_string(suggestion)),)
+    # Unsafe: agents and other skills refer to a skill by its name.
+    return (replace(f"Rename to `{suggestion}`", node.range, yaml_string(suggestion), UNSAFE),)
 
 
-@rule("SK201", "missing-name", E, "The frontmatter has no `name`", fixable=True)
+@rule("SK201", "missing-name", E, "The frontmatter has no `name`", fixes=[SAFE])
 def missing_name(ctx: RuleContext) -> Iterator[Report]:
     """Every skill needs a `name`: agents list and load skills by it.
 
@@ -59,7 +61,7 @@ def empty_name(ctx: RuleContext) -> Iterator[Report]:
     yield from empty_or_not_string(ctx, "name")
 
 
-@rule("SK203", "name-too-long", E, "`name` is longer than 64 characters", fixable=True)
+@rule("SK203", "name-too-long", E, "`name` is longer than 64 characters", fixes=[UNSAFE])
 def name_too_long(ctx: RuleContext) -> Iterator[Report]:
     """The spec limits `name` to 64 characters (counted after NFKC normalisation in the
     skills-ref profile).
@@ -75,7 +77,7 @@ def name_too_long(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-@rule("SK204", "name-not-lowercase", E, "`name` has uppercase letters", fixable=True)
+@rule("SK204", "name-not-lowercase", E, "`name` has uppercase letters", fixes=[UNSAFE])
 def name_not_lowercase(ctx: RuleContext) -> Iterator[Report]:
     """Names are lowercase. `PDF-Tools` is refused by skills-ref, google-adk and claude.ai.
 
@@ -97,7 +99,7 @@ def _invalid_chars(ctx: RuleContext, name: str) -> list[str]:
     "name-invalid-characters",
     E,
     "`name` has characters other than letters, digits and `-`",
-    fixable=True,
+    fixes=[UNSAFE],
 )
 def name_invalid_characters(ctx: RuleContext) -> Iterator[Report]:
     """Names use only lowercase letters `a-z`, digits and hyphens (`pdf-tools`, not `pdf_tools`
@@ -119,7 +121,7 @@ def name_invalid_characters(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-@rule("SK206", "name-hyphen-edge", E, "`name` starts or ends with `-`", fixable=True)
+@rule("SK206", "name-hyphen-edge", E, "`name` starts or ends with `-`", fixes=[UNSAFE])
 def name_hyphen_edge(ctx: RuleContext) -> Iterator[Report]:
     """A name must not start or end with a hyphen.
 
@@ -130,7 +132,7 @@ def name_hyphen_edge(ctx: RuleContext) -> Iterator[Report]:
         yield Report(node.range, "`name` must not start or end with `-`.", _fix_name(ctx, node, name))
 
 
-@rule("SK207", "name-consecutive-hyphens", E, "`name` contains `--`", fixable=True)
+@rule("SK207", "name-consecutive-hyphens", E, "`name` contains `--`", fixes=[UNSAFE])
 def name_consecutive_hyphens(ctx: RuleContext) -> Iterator[Report]:
     """A name must not contain consecutive hyphens.
 
@@ -141,7 +143,7 @@ def name_consecutive_hyphens(ctx: RuleContext) -> Iterator[Report]:
         yield Report(node.range, "`name` must not contain `--`.", _fix_name(ctx, node, name))
 
 
-@rule("SK208", "name-directory-mismatch", E, "`name` differs from the skill's directory name", fixable=True)
+@rule("SK208", "name-directory-mismatch", E, "`name` differs from the skill's directory name", fixes=[UNSAFE])
 def name_directory_mismatch(ctx: RuleContext) -> Iterator[Report]:
     """In the agentskills.io layout `<name>/SKILL.md`, `name` must equal the directory name
     (skills-ref and google-adk refuse a mismatch; some clients load it under the directory name).
@@ -161,5 +163,5 @@ def name_directory_mismatch(ctx: RuleContext) -> Iterator[Report]:
         yield Report(
             node.range,
             f"`name` `{name}` must match the directory name `{directory}`.",
-            (replace(f"Set name to `{directory}`", node.range, yaml_string(directory)),),
+            (replace(f"Set name to `{directory}`", node.range, yaml_string(directory), UNSAFE),),
         )

@@ -1,21 +1,33 @@
-"""The rule table: every rule is a small function registered with a stable code.
+"""The rule table: every code skills-lsp can report is one entry here, as ruff keeps its rules.
 
-A rule function takes a `RuleContext` and yields `Report`s (a range, a message and optional
-fixes); the registry attaches the code and severity. The function's docstring is the rule's
-documentation, printed by `skills-lsp rule CODE`.
+A rule is a small function registered with `@rule`: a stable code and name, a default severity,
+a one-line summary, the function's docstring as its documentation (`skills-lsp rule CODE`,
+docs/rules.md), the profiles it runs in, the fixes it may offer and how far each can be trusted,
+and its target, which says where its findings come from and what the function receives:
+
+- `document`: one parsed file (`RuleContext`); most rules, and those that surface the
+  frontmatter parser's problems (their `Problem.kind` is the rule's name).
+- `workspace`: every checked file's `NamedSkill` summary (duplicate names).
+- `file`: problems a loader recorded about a file that is not a skill (the config, the tool
+  manifest, the test queries, ADK's loader, an unreadable file); the loader names the rule.
+- `routing`: the outcomes of the routing tests (`RoutingRun`), computed by the routing stage.
+
+`rules/validate.py` runs them; nothing else makes a finding with a code of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import enum
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-from skills_lsp.core.model import FileKind, Fix, Range, Severity
+from skills_lsp.core.model import Applicability, FileKind, Fix, Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import Document, YamlPair, read_limited
 from skills_lsp.core.parse.tool_manifest import ToolRegistry
-from skills_lsp.core.rules.profiles import Profile
+from skills_lsp.core.rules.profiles import PROFILES, Profile
 
 GROUPS = {
     "SK0": "config",
@@ -29,15 +41,25 @@ GROUPS = {
 }
 
 
+class Target(enum.Enum):
+    """What a rule function receives, and so where its findings come from."""
+
+    DOCUMENT = "document"  # RuleContext: one parsed skill or instruction file
+    WORKSPACE = "workspace"  # Sequence[NamedSkill]: every checked file
+    FILE = "file"  # FileProblems: what a loader recorded about a file
+    ROUTING = "routing"  # RoutingRun: the routing tests' outcomes
+
+
 class Report(NamedTuple):
     range: Range
     message: str
     fixes: tuple[Fix, ...] = ()
+    severity: Severity | None = None  # None: the rule's (a loader may report a lesser one)
 
 
 @dataclass
 class RuleContext:
-    """What a rule sees: one parsed file, its layout and profile, and a file-existence probe."""
+    """What a document rule sees: one parsed file, its layout and profile, and file probes."""
 
     path: Path
     doc: Document
@@ -47,6 +69,7 @@ class RuleContext:
     # Reads a file a rule depends on (bounded, regular files only); the cache records its content.
     read: Callable[[Path, int], bytes] = field(default=read_limited)
     tools: ToolRegistry | None = None  # the host's tool manifest, when the workspace has one
+    manifest_path: Path | None = None  # where that manifest lives (for fixes that add to it)
     memo: dict[str, Any] = field(default_factory=dict)  # work shared by several rules
 
     @property
@@ -56,10 +79,51 @@ class RuleContext:
     def get(self, key: str) -> YamlPair | None:
         return self.doc.get(key)
 
+    def problems(self, kind: str) -> Iterator[Report]:
+        """The parser's problems of `kind` (a rule's name) as reports."""
+        for problem in self.doc.problems:
+            if problem.kind == kind:
+                yield Report(problem.range, problem.message)
 
-RuleCheck = Callable[[RuleContext], Iterable[Report]]
-# Workspace rules take every file's summary instead of one context (see rules/workspace.py).
+
+@dataclass(frozen=True)
+class FileProblems:
+    """What a `file` rule sees: the problems recorded about one file."""
+
+    path: str
+    problems: Sequence[Problem]
+
+    def of(self, kind: str) -> Iterator[Report]:
+        """The problems of `kind` (a rule's name) as reports, with any lesser severity kept."""
+        for problem in self.problems:
+            if problem.kind == kind:
+                yield Report(problem.range, problem.message, severity=problem.severity)
+
+
+class RoutingOutcome(Protocol):
+    """One routing test's result, as the routing stage reports it."""
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def range(self) -> Range: ...
+
+
+@dataclass(frozen=True)
+class RoutingRun:
+    """What a `routing` rule sees: every routing test's outcome, and why they did not run with
+    the configured scorer, if they did not."""
+
+    outcomes: Sequence[RoutingOutcome]
+    fallback: str | None = None
+
+
 AnyCheck = Callable[[Any], Iterable[Any]]
+ALL_PROFILES = tuple(PROFILES)
 
 
 @dataclass(frozen=True)
@@ -69,8 +133,13 @@ class Rule:
     severity: Severity
     summary: str
     check: AnyCheck
-    fixable: bool = False
-    workspace: bool = False  # computed over the whole workspace, not per file
+    target: Target = Target.DOCUMENT
+    # The profiles that run it by default (`extend-select` runs it anywhere).
+    profiles: tuple[str, ...] = ALL_PROFILES
+    # A profile's own severity for it (skills-ref refuses what others warn about).
+    severity_in: Mapping[str, Severity] = field(default_factory=dict)
+    fixes: frozenset[Applicability] = frozenset()  # what its fixes may be
+    origin: str = ""  # where its findings are produced, in words
 
     @property
     def group(self) -> str:
@@ -78,17 +147,42 @@ class Rule:
 
     @property
     def doc(self) -> str:
-        import inspect
-
         return inspect.cleandoc(self.check.__doc__ or self.summary)
+
+    @property
+    def workspace(self) -> bool:
+        return self.target is Target.WORKSPACE
+
+    @property
+    def fixable(self) -> bool:
+        """Whether it offers fixes (in the editor at least)."""
+        return bool(self.fixes)
+
+    def enabled_in(self, profile: str) -> bool:
+        return profile in self.profiles
+
+    def severity_for(self, profile: str) -> Severity:
+        return self.severity_in.get(profile, self.severity)
 
 
 RULES: dict[str, Rule] = {}
+
+_ORIGIN = {
+    Target.DOCUMENT: "checked in each skill or instruction file",
+    Target.WORKSPACE: "checked over every file of the workspace",
+    Target.FILE: "reported by a loader, on the file it reads",
+    Target.ROUTING: "reported on the test-query file from the routing tests' results",
+}
 
 
 def json_path(parts: Iterable[Any]) -> str:
     """`.metadata.tools[0]`-style text for a JSON-Schema error path."""
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
+
+
+def except_in(*names: str) -> tuple[str, ...]:
+    """Every profile but `names`."""
+    return tuple(p for p in PROFILES if p not in names)
 
 
 def rule(
@@ -97,15 +191,40 @@ def rule(
     severity: Severity,
     summary: str,
     *,
-    fixable: bool = False,
-    workspace: bool = False,
+    target: Target = Target.DOCUMENT,
+    profiles: tuple[str, ...] = ALL_PROFILES,
+    severity_in: Mapping[str, Severity] | None = None,
+    fixes: Iterable[Applicability] = (),
+    origin: str | None = None,
 ) -> Callable[[AnyCheck], AnyCheck]:
     """Register a rule function under `code`."""
+    unknown = [p for p in (*profiles, *(severity_in or {})) if p not in PROFILES]
+    if unknown:
+        raise ValueError(f"rule {code}: unknown profile {unknown[0]!r}")
 
     def register(check: AnyCheck) -> AnyCheck:
         if code in RULES:
             raise ValueError(f"rule code {code} registered twice")
-        RULES[code] = Rule(code, name, severity, summary, check, fixable, workspace)
+        RULES[code] = Rule(
+            code,
+            name,
+            severity,
+            summary,
+            check,
+            target,
+            profiles,
+            dict(severity_in or {}),
+            frozenset(fixes),
+            origin or _ORIGIN[target],
+        )
         return check
 
     return register
+
+
+def rule_named(name: str) -> Rule:
+    """The rule whose name is `name` (a parser's or loader's problem kind)."""
+    for candidate in RULES.values():
+        if candidate.name == name:
+            return candidate
+    raise KeyError(name)

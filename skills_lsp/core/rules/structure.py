@@ -1,4 +1,5 @@
-"""SK1xx: file structure and YAML syntax. Most come straight from the parser's problems."""
+"""SK1xx: file structure and YAML syntax. Most surface the frontmatter parser's problems: a
+problem's `kind` is the name of the rule that reports it."""
 
 from __future__ import annotations
 
@@ -6,28 +7,36 @@ import json
 import re
 from collections.abc import Iterator
 
-from skills_lsp.core.model import Fix, Range, Severity, TextEdit
+from skills_lsp.core.model import Applicability, Fix, Range, Severity, TextEdit
 from skills_lsp.core.parse import frontmatter as fm
 from skills_lsp.core.rules.edits import find_pair, pair_lines
-from skills_lsp.core.rules.registry import Report, RuleContext, rule
+from skills_lsp.core.rules.registry import FileProblems, Report, RuleContext, Target, except_in, rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
+SKILLS_REF = ("skills-ref",)  # rules that emulate skills-ref's strictyaml quirks run only there
 
 
-def _problems(ctx: RuleContext, code: str) -> Iterator[Report]:
-    for problem in ctx.doc.problems:
-        if problem.code == code:
-            yield Report(problem.range, problem.message)
-
-
-@rule("SK100", "unreadable-file", E, "The file cannot be read")
-def unreadable_file(ctx: RuleContext) -> Iterator[Report]:
+@rule(
+    "SK100",
+    "unreadable-file",
+    E,
+    "The file cannot be read",
+    target=Target.FILE,
+    origin="reported by the checker (rules/validate.py, rules/check.py) on a file it cannot read",
+)
+def unreadable_file(file: FileProblems) -> Iterator[Report]:
     """The file exists but could not be read (permissions, a directory named like a skill
-    file, or a file that vanished while being checked). Reported by the checker itself."""
-    return iter(())
+    file, or a file that vanished while being checked), or a path given to `check` is neither a
+    file nor a directory."""
+    yield from file.of("unreadable-file")
 
 
-@rule("SK101", "no-frontmatter", E, "The file does not start with `---` frontmatter", fixable=True)
+def _problems(ctx: RuleContext, kind: str) -> Iterator[Report]:
+    return ctx.problems(kind)
+
+
+@rule("SK101", "no-frontmatter", E, "The file does not start with `---` frontmatter", fixes=[SAFE])
 def no_frontmatter(ctx: RuleContext) -> Iterator[Report]:
     """A skill file must start with a line `---`, then YAML holding at least `name` and
     `description`, then a closing `---` line. Without it, no agent can list the skill.
@@ -57,33 +66,34 @@ def yaml_syntax(ctx: RuleContext) -> Iterator[Report]:
     yield from _problems(ctx, fm.P_YAML_SYNTAX)
 
 
-@rule("SK104", "unquoted-colon", E, "An unquoted value contains `: `", fixable=True)
+@rule("SK104", "unquoted-colon", E, "An unquoted value contains `: `", fixes=[SAFE])
 def unquoted_colon(ctx: RuleContext) -> Iterator[Report]:
     """YAML reads `key: text: more` as a nested mapping and fails. This is the most common
     reason real skills fail to load. Quote the value: `description: "Use when: ..."`.
 
     Fix: wrap the value in double quotes (escaping as needed)."""
     for problem in ctx.doc.problems:
-        if problem.code != fm.P_UNQUOTED_COLON:
+        if problem.kind != fm.P_UNQUOTED_COLON:
             continue
         quoted = json.dumps(problem.data["value"], ensure_ascii=False)
         fix = Fix("Quote the value", (TextEdit(problem.range, quoted),))
         yield Report(problem.range, problem.message, (fix,))
 
 
-@rule("SK105", "duplicate-key", E, "A key appears twice in one mapping", fixable=True)
+@rule("SK105", "duplicate-key", E, "A key appears twice in one mapping", fixes=[UNSAFE])
 def duplicate_key(ctx: RuleContext) -> Iterator[Report]:
     """YAML forbids duplicate keys; parsers disagree on which value wins (PyYAML keeps the last,
     serde_yaml and strictyaml refuse the file). Keep one.
 
-    Fix: delete the later entry."""
+    Fix (unsafe: PyYAML readers saw the later value): delete the later entry."""
     for problem in ctx.doc.problems:
-        if problem.code != fm.P_DUPLICATE_KEY:
+        if problem.kind != fm.P_DUPLICATE_KEY:
             continue
         fixes: tuple[Fix, ...] = ()
         pair = find_pair(ctx.doc.root, problem.range) if ctx.doc.root is not None else None
         if pair is not None:
-            fixes = (Fix("Delete this duplicate entry", (TextEdit(pair_lines(ctx.doc, pair), ""),)),)
+            delete = TextEdit(pair_lines(ctx.doc, pair), "")
+            fixes = (Fix("Delete this duplicate entry", (delete,), UNSAFE),)
         yield Report(problem.range, problem.message, fixes)
 
 
@@ -137,7 +147,13 @@ def multiple_documents(ctx: RuleContext) -> Iterator[Report]:
     yield from _problems(ctx, fm.P_MULTIPLE_DOCUMENTS)
 
 
-@rule("SK113", "byte-order-mark", W, "The file starts with a UTF-8 byte-order mark")
+@rule(
+    "SK113",
+    "byte-order-mark",
+    W,
+    "The file starts with a UTF-8 byte-order mark",
+    severity_in={"skills-ref": E},
+)
 def byte_order_mark(ctx: RuleContext) -> Iterator[Report]:
     """skills-ref, google-adk and adk-skill all reject a file whose first bytes are a UTF-8 BOM
     (they look for `---` at offset 0). skills-lsp reads it, but save the file as plain UTF-8
@@ -155,7 +171,13 @@ def byte_order_mark(ctx: RuleContext) -> Iterator[Report]:
 _DASHES = re.compile(r"---")
 
 
-@rule("SK114", "dashes-in-frontmatter", INFO, "`---` inside the frontmatter cuts it short in other tools")
+@rule(
+    "SK114",
+    "dashes-in-frontmatter",
+    INFO,
+    "`---` inside the frontmatter cuts it short in other tools",
+    profiles=except_in("skills-ref"),
+)
 def dashes_in_frontmatter(ctx: RuleContext) -> Iterator[Report]:
     """skills-ref and google-adk split the file at the first `---` anywhere, even inside a value
     or a comment, so they see a truncated frontmatter. skills-lsp only ends the frontmatter at a
@@ -185,7 +207,13 @@ def _walk(node: fm.YamlNode) -> Iterator[fm.YamlNode]:
                 todo.extend((pair.value, pair.key))
 
 
-@rule("SK115", "flow-collection", E, "Flow-style `[...]` or `{...}` collection (skills-ref refuses it)")
+@rule(
+    "SK115",
+    "flow-collection",
+    E,
+    "Flow-style `[...]` or `{...}` collection (skills-ref refuses it)",
+    profiles=SKILLS_REF,
+)
 def flow_collection(ctx: RuleContext) -> Iterator[Report]:
     """skills-ref parses with strictyaml, which refuses JSON-like flow collections such as
     `tags: [a, b]` or `metadata: {}`. Use block style (one `- item` per line) instead."""
@@ -198,7 +226,13 @@ def flow_collection(ctx: RuleContext) -> Iterator[Report]:
             )
 
 
-@rule("SK116", "yaml-anchor-or-tag", E, "YAML anchor, alias or explicit tag (skills-ref refuses it)")
+@rule(
+    "SK116",
+    "yaml-anchor-or-tag",
+    E,
+    "YAML anchor, alias or explicit tag (skills-ref refuses it)",
+    profiles=SKILLS_REF,
+)
 def anchor_or_tag(ctx: RuleContext) -> Iterator[Report]:
     """strictyaml, used by skills-ref, refuses anchors (`&a`), aliases (`*a`) and explicit tags
     (`!!str`). Write the value out in full."""
@@ -223,7 +257,13 @@ def _plain_scalar_pairs(root: fm.YamlNode) -> Iterator[tuple[fm.YamlNode | None,
                 yield None, item
 
 
-@rule("SK117", "tab-in-plain-value", E, "A tab in or after an unquoted value (skills-ref refuses it)")
+@rule(
+    "SK117",
+    "tab-in-plain-value",
+    E,
+    "A tab in or after an unquoted value (skills-ref refuses it)",
+    profiles=SKILLS_REF,
+)
 def tab_in_plain_value(ctx: RuleContext) -> Iterator[Report]:
     """strictyaml (skills-ref) refuses a tab after `key:` and a tab inside or right after an
     unquoted value, although libyaml accepts both. Use spaces, or quote the value."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from skills_lsp.core.model import Fix, Range, Severity, TextEdit
+from skills_lsp.core.model import Applicability, FileChange, Fix, Position, Range, Severity, TextEdit
 from skills_lsp.core.parse.frontmatter import Document, YamlPair
 from skills_lsp.core.rules.edits import kept_comments, pair_lines, replace, split_tools, yaml_string
-from skills_lsp.core.rules.registry import Report, RuleContext, rule
+from skills_lsp.core.rules.registry import Report, RuleContext, except_in, rule
+
+NOT_SKILLS_REF = except_in("skills-ref")  # skills-ref does not judge allowed-tools
 
 
 def _tools(ctx: RuleContext) -> YamlPair | None:
@@ -44,7 +46,8 @@ def as_list_fix(ctx: RuleContext, pair: YamlPair) -> Fix:
     "allowed-tools-not-string",
     Severity.WARNING,
     "`allowed-tools` is a list; the spec wants a string",
-    fixable=True,
+    profiles=NOT_SKILLS_REF,
+    fixes=[Applicability.SAFE],
 )
 def allowed_tools_not_string(ctx: RuleContext) -> Iterator[Report]:
     """The agentskills.io spec defines `allowed-tools` as one space-separated string
@@ -68,7 +71,8 @@ def allowed_tools_not_string(ctx: RuleContext) -> Iterator[Report]:
     "allowed-tools-not-list",
     Severity.ERROR,
     "`allowed-tools` is a string; adk-skill needs a list",
-    fixable=True,
+    profiles=NOT_SKILLS_REF,
+    fixes=[Applicability.SAFE],
 )
 def allowed_tools_not_list(ctx: RuleContext) -> Iterator[Report]:
     """adk-skill (`.skills/*.md`) reads `allowed-tools` as a YAML list; a string makes the
@@ -90,7 +94,8 @@ def allowed_tools_not_list(ctx: RuleContext) -> Iterator[Report]:
     "allowed-tools-commas",
     Severity.WARNING,
     "`allowed-tools` string separated by commas",
-    fixable=True,
+    profiles=NOT_SKILLS_REF,
+    fixes=[Applicability.SAFE],
 )
 def allowed_tools_commas(ctx: RuleContext) -> Iterator[Report]:
     """The spec separates tools with spaces. Claude Code also accepts commas
@@ -110,7 +115,13 @@ def allowed_tools_commas(ctx: RuleContext) -> Iterator[Report]:
         )
 
 
-@rule("SK504", "allowed-tools-duplicate", Severity.WARNING, "A tool is listed twice in `allowed-tools`")
+@rule(
+    "SK504",
+    "allowed-tools-duplicate",
+    Severity.WARNING,
+    "A tool is listed twice in `allowed-tools`",
+    profiles=NOT_SKILLS_REF,
+)
 def allowed_tools_duplicate(ctx: RuleContext) -> Iterator[Report]:
     """Each tool should appear once."""
     pair = _tools(ctx)
@@ -172,7 +183,7 @@ def tool_entries(doc: Document) -> list[tuple[str, Range]]:
     "unknown-tool",
     Severity.ERROR,
     "`allowed-tools` names a tool the tool manifest does not list",
-    fixable=True,
+    fixes=[Applicability.UNSAFE, Applicability.DISPLAY_ONLY],
 )
 def unknown_tool(ctx: RuleContext) -> Iterator[Report]:
     """With a tool manifest (`skill-tools.yaml`, or `tool-manifest` in `[tool.skills-lsp]`), every
@@ -180,7 +191,8 @@ def unknown_tool(ctx: RuleContext) -> Iterator[Report]:
     refuses the skill in strict mode, or the model is told of a tool it cannot call (the
     "phantom tool" failure). `Bash(git:*)` asks for `Bash`. Names are case-sensitive.
 
-    Checked only when the workspace has a tool manifest."""
+    Checked only when the workspace has a tool manifest. Fixes: change to the manifest's tool
+    of a near name (unsafe: another tool); in the editor, add the tool to the manifest."""
     if ctx.tools is None:
         return
     available = ctx.tools.available_tools()
@@ -192,5 +204,33 @@ def unknown_tool(ctx: RuleContext) -> Iterator[Report]:
             name, available, n=1
         )
         hint = f"; did you mean `{close[0]}`?" if close else "."
-        fixes = (replace(f"Change to `{close[0]}`", rng, entry.replace(name, close[0], 1)),) if close else ()
-        yield Report(rng, f"Tool `{name}` is not in the tool manifest{hint}", fixes)
+        fixes: list[Fix] = []
+        if close:
+            change = entry.replace(name, close[0], 1)
+            fixes.append(replace(f"Change to `{close[0]}`", rng, change, Applicability.UNSAFE))
+        add = _add_to_manifest(ctx, name)
+        if add is not None:
+            fixes.append(add)
+        yield Report(rng, f"Tool `{name}` is not in the tool manifest{hint}", tuple(fixes))
+
+
+def _add_to_manifest(ctx: RuleContext, name: str) -> Fix | None:
+    """An edit of the manifest file that lists `name` (an empty description to fill in)."""
+    manifest = ctx.manifest_path
+    if manifest is None:
+        return None
+    entry = f'  - name: {name}\n    description: ""\n'
+    try:
+        text = ctx.read(manifest, MANIFEST_READ_LIMIT).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        create = TextEdit(Range.point(0, 0), "tools:\n" + entry)
+        change = FileChange(str(manifest), create=True, edits=(create,))
+    else:
+        lines = text.split("\n")
+        end = Position(len(lines) - 1, len(lines[-1]))
+        prefix = "" if text.endswith("\n") or not text else "\n"
+        change = FileChange(str(manifest), edits=(TextEdit(Range(end, end), prefix + entry),))
+    return Fix(f"Add tool {name} to {manifest.name}", (), Applicability.DISPLAY_ONLY, (change,))
+
+
+MANIFEST_READ_LIMIT = 4 * 1024 * 1024

@@ -1,20 +1,23 @@
-"""Run the rules over one document: pick the profile and the enabled rules, collect findings."""
+"""Run the rules: pick the profile and the enabled rules of a document and collect its findings;
+turn a loader's problems (`file` rules) and the routing tests' outcomes (`routing` rules) into
+findings with the registry's codes and severities."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import kind_of
-from skills_lsp.core.model import FileKind, Finding, Range, Severity
+from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, parse_text, read_limited
 from skills_lsp.core.parse.tool_manifest import ToolRegistry
 from skills_lsp.core.rules import RULES, Rule, RuleContext
 from skills_lsp.core.rules.profiles import DEFAULT_PROFILE, Profile, get_profile
+from skills_lsp.core.rules.registry import FileProblems, RoutingRun, Target, rule_named
 
 DEFAULT_CONFIG = Config()
 
@@ -33,7 +36,7 @@ def _enabled(
         wanted = (select is None or _matches(code, select)) or _matches(code, extend)
         if not wanted or _matches(code, ignore):
             continue
-        if not profile.enabled(code) and not explicit:
+        if not rule.enabled_in(profile.name) and not explicit:
             continue
         chosen.append(rule)
     return tuple(chosen)
@@ -49,7 +52,7 @@ def severity_for(rule: Rule, profile: Profile, config: Config = DEFAULT_CONFIG) 
     for pattern in sorted(config.severity, key=len, reverse=True):
         if rule.code.startswith(pattern):
             return config.severity[pattern]
-    return profile.severity_of(rule.code, rule.severity)
+    return rule.severity_for(profile.name)
 
 
 _PLANS: dict[tuple[int, str], tuple[tuple[Rule, Severity], ...]] = {}
@@ -63,7 +66,7 @@ def rule_plan(profile: Profile, config: Config = DEFAULT_CONFIG) -> tuple[tuple[
         plan = tuple(
             (rule, severity_for(rule, profile, config))
             for rule in enabled_rules(profile, config)
-            if not rule.workspace
+            if rule.target is Target.DOCUMENT
         )
         _PLANS[key] = plan
     return plan
@@ -100,6 +103,7 @@ def check_document(
     exists: Callable[[Path], bool] | None = None,
     read: Callable[[Path, int], bytes] | None = None,
     tools: ToolRegistry | None = None,
+    manifest_path: Path | None = None,
 ) -> DocumentResult:
     """Findings for one parsed document, plus the context the workspace rules reuse.
 
@@ -107,7 +111,7 @@ def check_document(
     file_path = Path(path)
     kind = kind or kind_of(file_path)
     chosen = resolve_profile(file_path, kind, profile, config)
-    ctx = RuleContext(file_path, doc, kind, chosen, tools=tools)
+    ctx = RuleContext(file_path, doc, kind, chosen, tools=tools, manifest_path=manifest_path)
     if exists is not None:
         ctx.exists = exists
     if read is not None:
@@ -122,11 +126,34 @@ def check_document(
     return DocumentResult(findings, ctx)
 
 
-def unreadable(path: str | os.PathLike[str], exc: OSError) -> Finding:
-    """SK100 for a file that cannot be read."""
-    return Finding(
-        str(path), "SK100", Severity.ERROR, f"Cannot read file: {exc.strerror or exc}.", Range.point(0, 0)
-    )
+def file_findings(path: str | os.PathLike[str], problems: Sequence[Problem]) -> list[Finding]:
+    """Findings for the problems a loader recorded about `path`: each problem's kind names the
+    `file` rule that reports it (its code, severity unless the problem has a lesser one)."""
+    findings: list[Finding] = []
+    file = FileProblems(str(path), problems)
+    for kind in dict.fromkeys(p.kind for p in problems):
+        rule = rule_named(kind)
+        for report in rule.check(file):
+            severity = report.severity or rule.severity
+            findings.append(Finding(str(path), rule.code, severity, report.message, report.range))
+    return findings
+
+
+def routing_findings(path: str | os.PathLike[str], run: RoutingRun) -> list[Finding]:
+    """Findings of the `routing` rules for the test-query file at `path`."""
+    return [
+        Finding(str(path), rule.code, rule.severity, report.message, report.range)
+        for rule in RULES.values()
+        if rule.target is Target.ROUTING
+        for report in rule.check(run)
+    ]
+
+
+def unreadable(path: str | os.PathLike[str], exc: OSError | str) -> Finding:
+    """SK100 for a file that cannot be read (or a path that is not a file or folder)."""
+    reason = exc if isinstance(exc, str) else f"Cannot read file: {exc.strerror or exc}."
+    (finding,) = file_findings(path, [Problem("unreadable-file", reason, Range.point(0, 0))])
+    return finding
 
 
 def validate_text(

@@ -1,7 +1,9 @@
 """SK7xx: findings that need the whole workspace, not one file.
 
 Workspace rules take the `NamedSkill` summaries of every checked file (kept in the check cache,
-so they work without re-parsing) and yield `(skill, report)` pairs.
+so they work without re-parsing; the language server builds them from its index) and yield
+`(skill, report)` pairs. Routing rules take the routing tests' outcomes, which the routing stage
+computes: this stage never imports a scorer.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from skills_lsp.core.model import FileKind, Range, Severity
-from skills_lsp.core.rules.registry import Report, rule
+from skills_lsp.core.rules.registry import Report, RoutingRun, Target, except_in, rule
 
 
 @dataclass
@@ -24,7 +26,14 @@ class NamedSkill:
     name_range: Range | None
 
 
-@rule("SK701", "duplicate-name", Severity.WARNING, "Two skills in the workspace share a name", workspace=True)
+@rule(
+    "SK701",
+    "duplicate-name",
+    Severity.WARNING,
+    "Two skills in the workspace share a name",
+    target=Target.WORKSPACE,
+    profiles=except_in("skills-ref"),
+)
 def duplicate_name(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
     """Agents load skills by name; when two skills share one, which one wins depends on the
     client (the first found, the project-local one, or the last). Rename one of them.
@@ -47,10 +56,16 @@ def duplicate_name(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, R
     "failing-test-query",
     Severity.WARNING,
     "A routing test in the test-query file fails",
-    workspace=True,
+    target=Target.ROUTING,
 )
-def failing_test_query(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
+def failing_test_query(run: RoutingRun) -> Iterator[Report]:
     """A case of the test-query file (`skill-queries.yaml`) does not select the skill it expects
     (or selects one where it expects `none`, or wins by less than its `margin`). The language
-    server reports it on the case's `query`; `skills-lsp test` prints the whole table."""
-    return iter(())
+    server reports it on the case's `query`; `skills-lsp test` prints the whole table. When the
+    configured scorer's extra is missing, the tests run with bm25f and a finding at the top of the
+    file says so."""
+    if run.fallback:
+        yield Report(Range.point(0, 0), f"Routing tests run with bm25f: {run.fallback}.")
+    for outcome in run.outcomes:
+        if not outcome.passed:
+            yield Report(outcome.range, f"Routing test fails: {outcome.reason}.")

@@ -1,6 +1,7 @@
-"""The config of a run or a folder, with every name in it checked: `files.config` parses
-`[tool.skills-lsp]` but sits below the stages that define profiles, rule codes and scorers, so
-the checked loaders live here and pass it those names."""
+"""The workspace's own files read as a run or a folder needs them, problems as findings: the
+config with every name in it checked (`files.config` parses `[tool.skills-lsp]` but sits below
+the stages that define profiles, rule codes and scorers, so it is given those names here) and
+the tool manifest."""
 
 from __future__ import annotations
 
@@ -11,22 +12,38 @@ from pathlib import Path
 from skills_lsp.core.files import config as files_config
 from skills_lsp.core.files.config import Config, ConfigNames, find_config
 from skills_lsp.core.model import Finding
+from skills_lsp.core.parse import tool_manifest
+from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
 from skills_lsp.core.routing.scorer import SCORERS
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.rules.validate import DEFAULT_CONFIG
+from skills_lsp.core.rules.validate import DEFAULT_CONFIG, file_findings
 
 NAMES = ConfigNames(profiles=tuple(PROFILES), rule_codes=tuple(RULES), scorers=tuple(SCORERS))
 
 
 def load_config(path: Path) -> tuple[Config, list[Finding]]:
     """Read a config file; problems (SK001) come back as findings at their line."""
-    return files_config.load_config(path, NAMES)
+    config, problems = files_config.load_config(path, NAMES)
+    return config, file_findings(path, problems)
 
 
 def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
     """A config file's text (an editor buffer) read as `load_config` reads the file."""
-    return files_config.parse_config(text, path, NAMES)
+    config, problems = files_config.parse_config(text, path, NAMES)
+    return config, file_findings(path, problems)
+
+
+def load_tool_manifest(path: str | Path) -> tuple[StaticToolRegistry, list[Finding]]:
+    """Read a tool manifest; an unreadable or malformed one gives an empty registry and SK002."""
+    registry, problems = tool_manifest.load_tool_manifest(path)
+    return registry, file_findings(path, problems)
+
+
+def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[Finding]]:
+    """A manifest's text (an editor buffer) read as `load_tool_manifest` reads the file."""
+    registry, problems = tool_manifest.parse_tool_manifest(text, path)
+    return registry, file_findings(path, problems)
 
 
 def resolve_config(
