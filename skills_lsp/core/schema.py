@@ -11,9 +11,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # jsonschema is imported on first use: a fully cached check never needs it
+if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from referencing import Registry
+
+# jsonschema is imported on first use, here only (about 100 ms): a fully cached re-check never
+# validates anything, and its time budget is half a second.
 
 FRONTMATTER_SCHEMA = "skill-frontmatter.schema.json"
 
@@ -123,3 +126,11 @@ def field_validator(profile: str, key: str) -> Draft202012Validator | None:
 
     ref = {"$ref": f"{load_schema()['$id']}#/$defs/{definition}"}
     return Draft202012Validator(ref, registry=_registry())
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    """A validator for the whole schema file `name` (a tool manifest, test queries, evals)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_schema(name))

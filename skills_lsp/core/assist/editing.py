@@ -13,9 +13,9 @@ from typing import Literal
 
 from skills_lsp.core import schema
 from skills_lsp.core.model import BUNDLE_DIRS, Position, Range
+from skills_lsp.core.parse.allowed_tools import split_tools, tool_entries, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
-from skills_lsp.core.rules.edits import split_tools
 from skills_lsp.core.rules.profiles import Profile
 
 SuggestionKind = Literal["field", "value", "tool", "file"]
@@ -60,8 +60,6 @@ def in_frontmatter(doc: Document, line: int) -> bool:
 def _listed_tools(doc: Document, line_number: int | None = None) -> set[str]:
     """Tools already named in `allowed-tools`, read from the parsed tree or, while the YAML is
     being typed and does not parse, from the lines themselves."""
-    from skills_lsp.core.rules.tools import tool_name
-
     names: set[str] = set()
     pair = doc.get("allowed-tools")
     if pair is not None:
@@ -231,8 +229,6 @@ def hover_text(
 ) -> tuple[str, Range] | None:
     """Markdown for a frontmatter key (its schema doc) or an `allowed-tools` entry (the tool's
     manifest description), with the range it covers."""
-    from skills_lsp.core.rules.tools import tool_entries, tool_name
-
     for pair in doc.pairs:
         if _contains(pair.key.range, position):
             documentation = schema.field_doc(profile.name, pair.name)

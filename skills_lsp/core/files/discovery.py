@@ -77,7 +77,7 @@ def _sorted_unique(paths: Iterable[Path]) -> list[Path]:
     return sorted(set(paths), key=path_sort_key)
 
 
-def _regular_files(top: Path, enter: Callable[[str], bool] = lambda name: True) -> Iterator[os.DirEntry[str]]:
+def regular_files(top: Path, enter: Callable[[str], bool] = lambda name: True) -> Iterator[os.DirEntry[str]]:
     """Regular files under `top`, never following symlinks (walkdir's default, as the crate
     uses it); a directory is entered when `enter(name)` is true."""
     stack = [str(top)]
@@ -97,7 +97,7 @@ def _regular_files(top: Path, enter: Callable[[str], bool] = lambda name: True) 
                 yield entry
 
 
-def _has_support_component(path: Path) -> bool:
+def has_support_component(path: Path) -> bool:
     return any(ascii_lower(part) in _SUPPORT_LOWER for part in path.parts)
 
 
@@ -115,10 +115,10 @@ def discover_skill_files(root: str | os.PathLike[str], *, crate_quirks: bool = T
         top = base / sub
         if not top.is_dir():
             continue
-        for entry in _regular_files(top):
+        for entry in regular_files(top):
             path = Path(entry.path)
             checked = path if crate_quirks else path.relative_to(base)
-            if path.suffix == ".md" and not _has_support_component(checked):
+            if path.suffix == ".md" and not has_support_component(checked):
                 found.append(path)
     return _sorted_unique(found)
 
@@ -130,7 +130,7 @@ def is_convention_file(name: str) -> bool:
 def _convention_walk(base: Path) -> Iterator[Path]:
     if ascii_lower(base.name) in _IGNORED_LOWER:
         return
-    for entry in _regular_files(base, enter=lambda name: ascii_lower(name) not in _IGNORED_LOWER):
+    for entry in regular_files(base, enter=lambda name: ascii_lower(name) not in _IGNORED_LOWER):
         if is_convention_file(entry.name):
             path = Path(entry.path)
             if ascii_upper(entry.name) == "SOUL.MD" and path.parent != base:

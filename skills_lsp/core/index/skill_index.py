@@ -27,10 +27,13 @@ from skills_lsp.core.files.discovery import (
     discover_instruction_files,
     discover_skill_files,
     discover_workspace,
+    has_support_component,
     kind_of,
     path_sort_key,
+    regular_files,
 )
 from skills_lsp.core.model import FileKind
+from skills_lsp.core.parse.allowed_tools import split_tools
 from skills_lsp.core.parse.frontmatter import Document, parse_text, read_limited, to_python
 from skills_lsp.core.parse.skill_parser import (
     ParsedSkill,
@@ -330,19 +333,11 @@ def discover_skill_files_in(folder: Path) -> list[Path]:
     """Skill files of an extra folder (the crate walks it like `.skills/`)."""
     if not folder.is_dir():
         return []
-    from skills_lsp.core.files.discovery import _has_support_component, _regular_files
-
-    found = [Path(e.path) for e in _regular_files(folder)]
-    return [p for p in found if p.suffix == ".md" and not _has_support_component(p)]
+    found = [Path(e.path) for e in regular_files(folder)]
+    return [p for p in found if p.suffix == ".md" and not has_support_component(p)]
 
 
 # --- the workspace index: every layout ------------------------------------------------------------
-
-
-def _split_tools(text: str) -> list[str]:
-    from skills_lsp.core.rules.edits import split_tools
-
-    return split_tools(text)
 
 
 def _lenient_strings(value: Any) -> list[str]:
@@ -350,7 +345,7 @@ def _lenient_strings(value: Any) -> list[str]:
         return []
     if isinstance(value, list):
         return [t for t in (rust_trim(str(v)) for v in value if v is not None) if t]
-    return _split_tools(str(value))
+    return split_tools(str(value))
 
 
 def parsed_from_document(doc: Document) -> ParsedSkill | None:

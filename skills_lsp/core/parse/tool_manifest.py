@@ -106,12 +106,10 @@ def parse_tool_manifest(text: str, path: str) -> tuple[StaticToolRegistry, list[
 def _from_data(
     data: Any, root: YamlNode | None, path: str, problems: list[Problem]
 ) -> tuple[StaticToolRegistry, list[Problem]]:
-    from jsonschema import Draft202012Validator
-
     def where(json_path: list[Any]) -> Range:
         return node_at(root, json_path).range if root is not None else Range.point(0, 0)
 
-    validator = Draft202012Validator(schema.load_schema(MANIFEST_SCHEMA))
+    validator = schema.validator(MANIFEST_SCHEMA)
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     for error in errors:
         problems.append(Problem(MANIFEST_PROBLEM, f"{error.message}.", where(list(error.absolute_path))))

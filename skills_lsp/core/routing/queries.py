@@ -215,9 +215,7 @@ def _read_cases(text: str, path: str) -> tuple[list[QueryCase], list[Problem]]:
     def where(json_path: list[Any]) -> Range:
         return node_at(root, json_path).range if root is not None else Range.point(0, 0)
 
-    from jsonschema import Draft202012Validator
-
-    validator = Draft202012Validator(schema.load_schema(QUERIES_SCHEMA))
+    validator = schema.validator(QUERIES_SCHEMA)
     bad_cases: set[int] = set()
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
         path_parts = list(error.absolute_path)

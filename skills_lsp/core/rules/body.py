@@ -246,9 +246,7 @@ def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
             anchor, f"evals/evals.json is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
         )
         return
-    from jsonschema import Draft202012Validator
-
-    validator = Draft202012Validator(schema.load_schema("evals.schema.json"))
+    validator = schema.validator("evals.schema.json")
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
         yield Report(
             anchor, f"evals/evals.json {json_path(error.absolute_path) or '(root)'}: {error.message}."

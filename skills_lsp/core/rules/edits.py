@@ -176,25 +176,3 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
     edits = sorted([delete, add], key=lambda e: e.range.start)
     # Unsafe: a runtime that read the key at the top level no longer sees it there.
     return Fix(f"Move `{pair.name}` under `metadata`", tuple(edits), Applicability.UNSAFE)
-
-
-def split_tools(text: str, commas_only: bool = False) -> list[str]:
-    """Split an allowed-tools string on spaces or commas outside parentheses (`Bash(git log:*)`
-    is one entry); `commas_only` splits on commas alone."""
-    tools: list[str] = []
-    depth = 0
-    current = ""
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")" and depth:
-            depth -= 1
-        if depth == 0 and (ch == "," or (ch.isspace() and not commas_only)):
-            if current:
-                tools.append(current)
-            current = ""
-            continue
-        current += ch
-    if current:
-        tools.append(current)
-    return tools

@@ -6,8 +6,9 @@ import difflib
 from collections.abc import Iterator
 
 from skills_lsp.core.model import Applicability, FileChange, Fix, Position, Range, Severity, TextEdit
-from skills_lsp.core.parse.frontmatter import Document, YamlPair
-from skills_lsp.core.rules.edits import kept_comments, pair_lines, replace, split_tools, yaml_string
+from skills_lsp.core.parse.allowed_tools import split_tools, tool_entries, tool_name
+from skills_lsp.core.parse.frontmatter import YamlPair
+from skills_lsp.core.rules.edits import kept_comments, pair_lines, replace, yaml_string
 from skills_lsp.core.rules.registry import Report, RuleContext, except_in, rule
 
 NOT_SKILLS_REF = except_in("skills-ref")  # skills-ref does not judge allowed-tools
@@ -140,42 +141,6 @@ def allowed_tools_duplicate(ctx: RuleContext) -> Iterator[Report]:
         dupes = sorted({t for t in tools if tools.count(t) > 1})
         if dupes:
             yield Report(pair.value.range, f"Listed twice in `allowed-tools`: {', '.join(dupes)}.")
-
-
-def tool_name(entry: str) -> str:
-    """The tool an `allowed-tools` entry names: `Bash(git:*)` names `Bash`."""
-    return entry.split("(", 1)[0].strip()
-
-
-def tool_entries(doc: Document) -> list[tuple[str, Range]]:
-    """Each `allowed-tools` entry with the range where it is written."""
-    pair = doc.get("allowed-tools") if doc.root is not None and doc.root.kind == "mapping" else None
-    if pair is None or pair.value.is_null:
-        return []
-    value = pair.value
-    if value.kind == "sequence":
-        return [
-            (str(i.value).strip(), i.range)
-            for i in value.items
-            if i.kind == "scalar" and str(i.value).strip()
-        ]
-    if value.kind != "scalar":
-        return []
-    entries = split_tools(str(value.value))
-    start, end = value.range.start, value.range.end
-    if start.line != end.line:
-        return [(e, value.range) for e in entries]
-    line = doc.lines[start.line]
-    found: list[tuple[str, Range]] = []
-    at = start.character
-    for entry in entries:
-        col = line.find(entry, at, end.character)
-        if col < 0:
-            found.append((entry, value.range))
-            continue
-        found.append((entry, Range.of(start.line, col, start.line, col + len(entry))))
-        at = col + len(entry)
-    return found
 
 
 @rule(
