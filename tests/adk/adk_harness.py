@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,9 +134,3 @@ async def run_agent(
     await runner.close()
     assert stored is not None
     return Run(events, model, dict(stored.state), list(stored.events))
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-from adk_harness import write
+from helpers import write
 
 
 @pytest.fixture

@@ -10,10 +10,11 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-from adk_harness import ScriptedModel, run_agent, write
+from adk_harness import ScriptedModel, run_agent
 from google.adk.agents import LlmAgent
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.function_tool import FunctionTool
+from helpers import write
 
 from skills_lsp.adk import (
     AdkToolRegistry,

@@ -11,8 +11,9 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-from adk_harness import ScriptedModel, run_agent, write
+from adk_harness import ScriptedModel, run_agent
 from google.adk.agents import LlmAgent
+from helpers import write
 
 from skills_lsp.adk import ShellRefused, SkillsShellTool, parse_command, skill_tools
 

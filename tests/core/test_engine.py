@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import write
 
 from skills_lsp import (
     ByName,
@@ -23,12 +24,6 @@ from skills_lsp import (
     select_skills,
 )
 from skills_lsp.core.model import FileKind
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def flat(name: str, description: str, tools: tuple[str, ...] = (), tags: tuple[str, ...] = ()) -> str:

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import write
 
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_workspace
@@ -18,12 +19,6 @@ from skills_lsp.core.rules.check import check_paths, default_cache_dir
 from skills_lsp.core.rules.validate import validate_file, validate_text
 
 GOOD = "---\nname: {name}\ndescription: Does things. Use when asked.\n---\nBody.\n"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import write
 
 from skills_lsp.core.model import Finding, Range, Severity, TextEdit
 from skills_lsp.core.parse.frontmatter import split_lines
@@ -194,16 +195,11 @@ def test_sk100_missing_target_in_check_paths(tmp_path: Path) -> None:
     ]
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
-
-
 def test_sk701_duplicate_name(tmp_path: Path) -> None:
     one, two = tmp_path / "one" / "shared" / "SKILL.md", tmp_path / "two" / "shared" / "SKILL.md"
-    _write(one, fm("name: shared", "description: Use when 🚀 one."))
-    _write(two, fm("description: Use when 火箭 two.", "name: shared"))
-    _write(tmp_path / "three" / "other" / "SKILL.md", fm("name: other", "description: Use when three."))
+    write(one, fm("name: shared", "description: Use when 🚀 one."))
+    write(two, fm("description: Use when 火箭 two.", "name: shared"))
+    write(tmp_path / "three" / "other" / "SKILL.md", fm("name: other", "description: Use when three."))
     result = check_paths([tmp_path], cache_dir=None)
     found = sorted((f.path, f.code, f.severity, as_tuple(f.range)) for f in result.findings)
     assert found == [
@@ -216,14 +212,14 @@ def test_sk701_duplicate_name(tmp_path: Path) -> None:
 
 def test_sk701_convention_files_are_exempt(tmp_path: Path) -> None:
     for sub in ("a", "b"):
-        _write(tmp_path / sub / "AGENTS.md", fm("name: same", "description: Use when testing."))
+        write(tmp_path / sub / "AGENTS.md", fm("name: same", "description: Use when testing."))
     result = check_paths([tmp_path], cache_dir=None)
     assert [f.code for f in result.findings if f.code == "SK701"] == []
 
 
 def test_sk701_off_in_skills_ref_profile(tmp_path: Path) -> None:
     for sub in ("one", "two"):
-        _write(tmp_path / sub / "shared" / "SKILL.md", fm("name: shared", "description: Use when testing."))
+        write(tmp_path / sub / "shared" / "SKILL.md", fm("name: shared", "description: Use when testing."))
     assert [f.code for f in check_paths([tmp_path], cache_dir=None, profile="skills-ref").findings] == []
     assert [f.code for f in check_paths([tmp_path], cache_dir=None).findings] == ["SK701", "SK701"]
 
