@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from skills_lsp.core.assist.editing import Suggestion, complete
+from skills_lsp.core.assist.completion import Suggestion, complete
 from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.server.state import FileRole
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from skills_lsp.core.assist.editing import hover_text
+from skills_lsp.core.assist.hover import hover_text
 from skills_lsp.core.model import Position, Range
 from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.routing.queries import expecting, explain_case

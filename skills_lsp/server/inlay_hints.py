@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from skills_lsp.core.assist.editing import catalog_cost
+from skills_lsp.core.assist.outline import catalog_cost
 from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.server.state import FileRole
 

@@ -1,26 +1,24 @@
-"""Editor assistance computed from a parsed document and a position: completions, hover texts,
-the outline and the catalog-cost hint. Plain data in and out; the language server only turns
-these into LSP types (and positions into the client's encoding).
-"""
+"""Completion at a position of a parsed document: frontmatter keys and values from the profile's
+schema, `allowed-tools` from the tool manifest, bundled files in body links and `references`.
+Plain data in and out; the language server turns it into LSP types."""
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from skills_lsp.core import schema
 from skills_lsp.core.model import BUNDLE_DIRS, Position, Range
-from skills_lsp.core.parse.allowed_tools import split_tools, tool_entries, tool_name
+from skills_lsp.core.parse.allowed_tools import split_tools, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
 from skills_lsp.core.rules.profiles import Profile
 
 SuggestionKind = Literal["field", "value", "tool", "file"]
 MAX_FILES = 200
-CHARS_PER_TOKEN = 4
 
 _LIST_ITEM = re.compile(r"^(\s*)-\s*(\S*)$")
 _KEY_VALUE = re.compile(r"^([A-Za-z0-9_-]+)\s*:\s*(.*)$")
@@ -28,7 +26,6 @@ _KEY_START = re.compile(r"^[A-Za-z0-9_-]*$")
 _PARENT_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:\s*(#.*)?$")
 _PATH_PREFIX = re.compile(r"(?:\]\(|(?<![\w/.-]))((?:\./)?(?:scripts|references|assets)/[^\s()\[\]`'\"]*)$")
 _LINK_OPEN = re.compile(r"\]\(([^\s()]*)$")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 @dataclass(frozen=True)
@@ -39,16 +36,6 @@ class Suggestion:
     documentation: str = ""
     insert_text: str | None = None
     replace: Range | None = None  # the text the suggestion replaces (code points)
-
-
-@dataclass
-class Symbol:
-    name: str
-    kind: Literal["frontmatter", "key", "heading"]
-    range: Range
-    selection: Range
-    detail: str = ""
-    children: list[Symbol] = field(default_factory=list)
 
 
 def in_frontmatter(doc: Document, line: int) -> bool:
@@ -218,101 +205,3 @@ def _key_suggestions(doc: Document, profile: Profile, line: int, typed: int) -> 
             Suggestion(key, "field", f"{profile.name}{required}", documentation, f"{key}: ", replace)
         )
     return suggestions
-
-
-def _contains(rng: Range, position: Position) -> bool:
-    return rng.start <= position <= rng.end
-
-
-def hover_text(
-    doc: Document, position: Position, profile: Profile, tools: StaticToolRegistry | None
-) -> tuple[str, Range] | None:
-    """Markdown for a frontmatter key (its schema doc) or an `allowed-tools` entry (the tool's
-    manifest description), with the range it covers."""
-    for pair in doc.pairs:
-        if _contains(pair.key.range, position):
-            documentation = schema.field_doc(profile.name, pair.name)
-            if documentation is None:
-                known = schema.all_fields().get(pair.name)
-                documentation = f"Not a field of the {profile.name} profile" + (
-                    f" (it belongs to {known})." if known else "."
-                )
-            return f"**{pair.name}** ({profile.name})\n\n{documentation}", pair.key.range
-    if tools is not None:
-        for entry, rng in tool_entries(doc):
-            if _contains(rng, position):
-                tool = tools.resolve(tool_name(entry))
-                if tool is None:
-                    return f"**{tool_name(entry)}**\n\nNot in the tool manifest.", rng
-                source = f"\n\nSource: `{tool.source}`" if tool.source else ""
-                return f"**{tool.name}**\n\n{tool.description or '(no description)'}{source}", rng
-    return None
-
-
-def outline(doc: Document) -> list[Symbol]:
-    """Frontmatter keys (under one `frontmatter` symbol) and Markdown headings, nested by level."""
-    symbols: list[Symbol] = []
-    if doc.open_line is not None:
-        block = doc.frontmatter_range
-        keys = [
-            Symbol(
-                p.name,
-                "key",
-                p.range,
-                p.key.range,
-                str(p.value.value)[:60] if p.value.is_scalar else p.value.kind,
-            )
-            for p in doc.pairs
-        ]
-        symbols.append(
-            Symbol("frontmatter", "frontmatter", block, doc.line_range(block.start.line), children=keys)
-        )
-    stack: list[tuple[int, Symbol]] = []
-    fence = False
-    for number in range(doc.body_start_line, len(doc.lines)):
-        text = doc.lines[number]
-        if text.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        match = None if fence else _HEADING.match(text)
-        if match is None or not match.group(2):
-            continue
-        level = len(match.group(1))
-        rng = doc.line_range(number)
-        symbol = Symbol(match.group(2), "heading", rng, rng)
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        (stack[-1][1].children if stack else symbols).append(symbol)
-        stack.append((level, symbol))
-    _extend_heading_ranges(symbols, doc)
-    return symbols
-
-
-def _extend_heading_ranges(symbols: list[Symbol], doc: Document) -> None:
-    """A heading's range runs to the line before the next heading of the same or a higher level."""
-    end_line = max(len(doc.lines) - 1, 0)
-
-    def extend(items: list[Symbol], limit: int) -> None:
-        headings = [s for s in items if s.kind == "heading"]
-        for i, symbol in enumerate(headings):
-            last = headings[i + 1].range.start.line - 1 if i + 1 < len(headings) else limit
-            last = max(last, symbol.range.start.line)
-            symbol.range = Range(symbol.range.start, Position(last, len(doc.lines[last]) if doc.lines else 0))
-            extend(symbol.children, last)
-
-    extend(symbols, end_line)
-
-
-def catalog_cost(doc: Document, location: str) -> tuple[Position, int] | None:
-    """Where to show the catalog cost (after the description) and the estimated tokens the
-    skill's `<available_skills>` entry costs in every conversation."""
-    name = doc.get("name")
-    description = doc.get("description")
-    if description is None or not description.value.is_scalar:
-        return None
-    name_text = str(name.value.value) if name is not None and name.value.is_scalar else ""
-    entry = (
-        f"<skill>\n<name>\n{name_text}\n</name>\n<description>\n{description.value.value}\n</description>\n"
-        f"<location>\n{location}\n</location>\n</skill>"
-    )
-    return description.value.range.end, max(1, round(len(entry) / CHARS_PER_TOKEN))
