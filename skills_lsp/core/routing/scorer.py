@@ -13,6 +13,7 @@ scorer names.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -61,16 +62,36 @@ class ScorerSpec:
     default_min_score: float
     unit_scale: bool = True  # scores run 0..1 (False: the crate's unbounded float32 scale)
     extra: str | None = None  # the optional extra it needs (ScorerUnavailable without it)
+    needs: tuple[str, ...] = ()  # modules of that extra: without them it is not available here
+    # A function for one query without building anything ("module:function"): `skills-lsp select`.
+    one_shot: str | None = None
     requires: tuple[str, ...] = ()  # scorers it is built on (built first)
     no_match: str = "No skill scores above 0."  # a hover's line when nothing scores
 
     def build(self, index: SkillIndex) -> Scorer:
-        module, name = self.implementation.split(":")
-        built: Scorer = getattr(importlib.import_module(f"skills_lsp.core.routing.{module}"), name)(index)
+        built: Scorer = _resolve(self.implementation)(index)
         return built
+
+    def available(self) -> bool:
+        """Whether its extra is installed here (nothing is imported to find out)."""
+        return all(importlib.util.find_spec(module) is not None for module in self.needs)
+
+    def select_once(self, index: SkillIndex, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
+        """One query's selection, the cheapest way: its one-shot function if it has one."""
+        if self.one_shot is None:
+            return select_skills(index, query, policy)
+        selected: list[SkillMatch] = _resolve(self.one_shot)(index, query, policy)
+        return selected
+
+
+def _resolve(reference: str) -> Any:
+    """The object a table entry names ("module:name", a module of this package)."""
+    module, name = reference.split(":")
+    return getattr(importlib.import_module(f"skills_lsp.core.routing.{module}"), name)
 
 
 _WORDS = "No skill shares a word with this query."
+_SEMANTIC_EXTRA = ("wordllama", "tokenizers", "safetensors")
 # Listed in this order in help texts, `eval` tables and hovers.
 SCORERS: dict[str, ScorerSpec] = {
     spec.name: spec
@@ -82,6 +103,8 @@ SCORERS: dict[str, ScorerSpec] = {
             1.0,
             unit_scale=False,
             no_match=_WORDS,
+            # One query: the crate's plain scorer beats building an inverted index (same results).
+            one_shot="lexical:select_skills_plain",
         ),
         ScorerSpec(
             "bm25f",
@@ -96,6 +119,7 @@ SCORERS: dict[str, ScorerSpec] = {
             "semantic:SemanticSearch",
             0.29,
             extra="semantic",
+            needs=_SEMANTIC_EXTRA,
         ),
         ScorerSpec(
             "hybrid",
@@ -103,6 +127,7 @@ SCORERS: dict[str, ScorerSpec] = {
             "hybrid:HybridSearch",
             0.36,
             extra="semantic",
+            needs=_SEMANTIC_EXTRA,
             requires=("bm25f", "semantic"),
         ),
     )

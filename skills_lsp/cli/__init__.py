@@ -1,0 +1,54 @@
+"""`skills-lsp`: the command line. One module per command group registers its commands on the
+parser: `check` (check, rules, rule, init), `engine` (index, select, prompt), `routing` (test,
+eval), `registry` (registry export); `serve` hands over to the language server's own parser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from skills_lsp._version import __version__
+from skills_lsp.cli import check, engine, registry, routing
+from skills_lsp.cli.common import UsageError, printable
+from skills_lsp.core.errors import ScorerUnavailable
+
+COMMAND_GROUPS = (check, engine, routing, registry)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="skills-lsp", description="Validate, test and serve agent skills.")
+    parser.add_argument("--version", action="version", version=f"skills-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for group in COMMAND_GROUPS:
+        group.register(sub)
+    sub.add_parser("serve", help="run the language server (stdio by default; see `skills-lsp serve --help`)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:  # the server parses its own options (editors add --stdio)
+        from skills_lsp.server.app import main as serve
+
+        return serve(arguments[1:])
+    parser = build_parser()
+    args = parser.parse_args(arguments)
+    try:
+        code: int = args.func(args, out, err)
+        return code
+    except UsageError as exc:
+        err.write(f"skills-lsp: error: {printable(str(exc))}\n")
+        return 2
+    except ScorerUnavailable as exc:
+        err.write(f"skills-lsp: error: {printable(str(exc))}\n")
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+    finally:
+        semantic = sys.modules.get("skills_lsp.core.routing.semantic")  # loaded only by scoring commands
+        if semantic is not None:
+            semantic.VECTORS.flush()  # what `_keep_vectors` attached; nothing if nothing new

@@ -1,0 +1,120 @@
+"""What the command modules share: the usage error, how paths are shown, rule-code options and
+the workspace an engine command works on."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skills_lsp.core.files.config import Config
+from skills_lsp.core.routing.scorer import SCORERS
+from skills_lsp.core.rules import RULES
+from skills_lsp.core.rules.check import default_cache_dir
+from skills_lsp.core.workspace.settings import resolve_config
+
+if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
+    from typing import TypeAlias
+
+    from skills_lsp.core.index.skill_index import SkillIndex
+
+    # What each command module's register() adds its commands to.
+    Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+class UsageError(Exception):
+    """Bad command-line input: exit status 2."""
+
+
+def parse_codes(text: str | None, option: str) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    if not codes:
+        raise UsageError(f"{option} needs at least one rule code or prefix, such as SK2 or SK401 (or ALL)")
+    for code in codes:
+        if code != "ALL" and not any(c.startswith(code) for c in RULES):
+            raise UsageError(f"no rule code starts with {code!r}; see `skills-lsp rules`")
+    return codes
+
+
+def printable(text: str) -> str:
+    """`text` with the undecodable bytes of a file name (`os.fsdecode`'s lone surrogates) shown
+    as backslash escapes, `\\xff`, so it can be written to any UTF-8 stream and into JSON."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def relative(path: str) -> str | None:
+    """`path` relative to the working directory with `/` separators, or None when it is not
+    below it."""
+    absolute = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(absolute, os.getcwd())
+    except ValueError:  # pragma: no cover - another Windows drive
+        return None
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+@cache
+def display(path: str) -> str:
+    """`path` relative to the working directory when it is below it, with `/` separators;
+    printable (see `printable`)."""
+    rel = relative(path)
+    return printable(path.replace(os.sep, "/") if rel is None else rel)
+
+
+def workspace_of(args: argparse.Namespace) -> tuple[Path, Config]:
+    """The workspace folder of an engine command and its config."""
+    root = Path(getattr(args, "root", None) or ".")
+    if not root.is_dir():
+        raise UsageError(f"not a directory: {root}")
+    config, _ = resolve_config([root])
+    return root, config
+
+
+def load_index(args: argparse.Namespace) -> SkillIndex:
+    from skills_lsp.core.index.skill_index import load_skill_index, load_workspace_index
+
+    root, config = workspace_of(args)
+    if getattr(args, "crate", False):
+        return load_skill_index(root)
+    return load_workspace_index(root, config.roots_for(root), config.max_depth)
+
+
+def keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
+    """Semantic scorers: reuse skill vectors saved by earlier runs, in the workspace's cache
+    folder (the one `check` uses); main() saves what this run adds."""
+    if not any(SCORERS[s].extra == "semantic" for s in scorers if s in SCORERS):
+        return
+    from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
+
+    root, config = workspace_of(args)
+    VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
+
+
+def tags(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def scorer_help(default: str) -> str:
+    """The `--scorer` help text, from the scorer table."""
+    extras = [name for name, spec in SCORERS.items() if spec.extra]
+    unit = [name for name, spec in SCORERS.items() if spec.unit_scale]
+    return (
+        f"{', '.join(SCORERS)} ({default}); {', '.join(unit)} score 0..1"
+        + (f" ({' and '.join(extras)} need the `semantic` extra)" if extras else "")
+    )
