@@ -1,115 +1,44 @@
-"""The server object and `skills-lsp serve`. Feature handlers live in one module each and are
-registered here; they share the `State` and the position codec."""
+"""`skills-lsp serve`: builds the server (base.py) and registers every feature module on it."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
-from lsprotocol import types
-from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
+from skills_lsp.server import (
+    code_actions,
+    codelens,
+    commands,
+    completion,
+    diagnostics,
+    hover,
+    inlay_hints,
+    links,
+    symbols,
+    sync,
+)
+from skills_lsp.server.base import SkillsLanguageServer
 
-from skills_lsp._version import __version__
-from skills_lsp.server.positions import Codec
-from skills_lsp.server.state import State
-
-log = logging.getLogger("skills_lsp.server")
-
-
-class SkillsLanguageServer(LanguageServer):
-    """pygls' server plus our state; handlers are registered by the feature modules."""
-
-    def __init__(self) -> None:
-        super().__init__("skills-lsp", __version__)
-        self.state = State()
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-
-    def cancel(self, key: str) -> None:
-        handle = self._timers.pop(key, None)
-        if handle is not None:
-            handle.cancel()
-
-    def later(self, key: str, delay: float, action: Callable[[], object]) -> None:
-        """Run `action` once, `delay` seconds after the last call with this key (a burst of edits
-        costs one run). Outside the event loop (unit use) it runs at once."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            action()
-            return
-        handle = self._timers.pop(key, None)
-        if handle is not None:
-            handle.cancel()
-
-        def run() -> None:
-            self._timers.pop(key, None)
-            try:
-                action()
-            except Exception:  # one failing action must not stop the others
-                log.exception("deferred %s failed", key)
-
-        self._timers[key] = loop.call_later(delay, run)
-
-    @property
-    def codec(self) -> Codec:
-        return Codec(self.workspace.position_encoding)
-
-    def path_of(self, uri: str) -> Path | None:
-        path = to_fs_path(uri)
-        return Path(path) if path else None
-
-    def lines_of(self, uri: str) -> list[str]:
-        """The document's lines in the core's line model (for position conversion)."""
-        from skills_lsp.core.parse.frontmatter import split_lines
-
-        return split_lines(self.workspace.get_text_document(uri).source)
-
-    def capability(self, dotted: str, default: Any = None) -> Any:
-        value: Any = self.client_capabilities
-        for part in dotted.split("."):
-            value = getattr(value, part, None)
-            if value is None:
-                return default
-        return value
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        # A failing handler answers its request with an error (pygls does that); log, don't pop up.
-        log.exception("handler failed: %s", error)
+# One module per LSP feature; each registers its handlers on the server.
+FEATURES = (
+    sync,
+    diagnostics,
+    completion,
+    hover,
+    codelens,
+    code_actions,
+    links,
+    symbols,
+    inlay_hints,
+    commands,
+)
 
 
 def create_server() -> SkillsLanguageServer:
-    from skills_lsp.server import (
-        code_actions,
-        codelens,
-        commands,
-        completion,
-        diagnostics,
-        hover,
-        inlay_hints,
-        links,
-        symbols,
-        sync,
-    )
-
     server = SkillsLanguageServer()
-    for module in (
-        sync,
-        diagnostics,
-        completion,
-        hover,
-        codelens,
-        code_actions,
-        links,
-        symbols,
-        inlay_hints,
-        commands,
-    ):
+    for module in FEATURES:
         module.register(server)
     return server
 
@@ -141,6 +70,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         server.start_io()
     return 0
-
-
-_ = types

@@ -5,15 +5,12 @@ the client can apply it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from skills_lsp.core.model import Applicability, Fix, TextEdit
-from skills_lsp.server.diagnostics import findings_for, to_diagnostic
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
+from skills_lsp.server.diagnostics import to_diagnostic
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
@@ -39,10 +36,13 @@ def register(server: SkillsLanguageServer) -> None:
         ls: SkillsLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
-        lines = ls.lines_of(uri)
+        snapshot = ls.snapshot(uri)
+        if snapshot is None:
+            return None
+        lines = snapshot.lines
         actions: list[types.CodeAction] = []
         offered: dict[tuple[str, tuple[object, ...]], types.CodeAction] = {}
-        for finding in findings_for(ls, uri):
+        for finding in snapshot.findings(ls.state):
             diagnostic = to_diagnostic(ls, lines, finding)
             if not _overlaps(diagnostic.range, params.range):
                 continue

@@ -3,17 +3,14 @@ Lenses are resolved lazily and refreshed when skills, the manifest or the querie
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from skills_lsp.core.model import Range
-from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.routing.queries import QueryResult, expecting
-from skills_lsp.server.state import FileRole
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
+from skills_lsp.server.folder import FileRole
 
 SCORE_QUERY = "skillsLsp.scoreQuery"
 
@@ -41,12 +38,10 @@ def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: SkillsLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
         uri = params.text_document.uri
-        path = ls.path_of(uri)
-        folder = ls.state.folder_for(path) if path is not None else None
-        if path is None or folder is None:
+        snapshot = ls.snapshot(uri)
+        if snapshot is None:
             return None
-        lines = ls.lines_of(uri)
-        role = folder.role(path)
+        folder, lines, role = snapshot.folder, snapshot.lines, snapshot.role
         if role is FileRole.QUERIES:
             return [
                 types.CodeLens(
@@ -57,8 +52,7 @@ def register(server: SkillsLanguageServer) -> None:
         if role is not FileRole.SKILL:
             return None
         top = ls.codec.range_to_client(lines, Range.point(0, 0))
-        doc = parse_text(ls.workspace.get_text_document(uri).source)
-        name = doc.get("name")
+        name = snapshot.doc.get("name")
         lenses = [
             types.CodeLens(
                 range=top,

@@ -10,14 +10,12 @@ from lsprotocol import types
 from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.routing.scorer import SelectionPolicy, select_skills
+from skills_lsp.core.workspace.scorers import FALLBACK
 from skills_lsp.server import codelens, diagnostics
-
-# pygls resolves command handlers' type hints at run time, so the server class must be importable
-# here (app.py imports this module only inside create_server, so there is no cycle).
-from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
 
 if TYPE_CHECKING:
-    from skills_lsp.server.state import Folder
+    from skills_lsp.server.folder import Folder
 
 
 def _folder(ls: SkillsLanguageServer, uri: Any) -> Folder:
@@ -50,8 +48,8 @@ def register(server: SkillsLanguageServer) -> None:
         try:
             matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer=scorer))
         except ScorerUnavailable:  # the configured scorer's extra is not installed: as the lenses do
-            scorer = "bm25f"
-            matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer="bm25f"))
+            scorer = FALLBACK
+            matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer=FALLBACK))
         return [
             {
                 "name": m.skill.name,

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from skills_lsp.core.assist.completion import Suggestion, complete
-from skills_lsp.core.parse.frontmatter import parse_text
-from skills_lsp.server.state import FileRole
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
 
 _KINDS = {
     "field": types.CompletionItemKind.Property,
@@ -26,16 +20,15 @@ def register(server: SkillsLanguageServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[" ", "/", "-", "("])
     )
     def completion(ls: SkillsLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
-        uri = params.text_document.uri
-        path = ls.path_of(uri)
-        folder = ls.state.folder_for(path) if path is not None else None
-        if path is None or folder is None or folder.role(path) is not FileRole.SKILL:
+        snapshot = ls.skill_snapshot(params.text_document.uri)
+        if snapshot is None:
             return None
-        lines = ls.lines_of(uri)
-        doc = parse_text(ls.workspace.get_text_document(uri).source)
+        folder, lines = snapshot.folder, snapshot.lines
         position = ls.codec.from_client(lines, params.position)
-        profile = ls.state.profile_for(folder, path)
-        suggestions = complete(doc, position, profile, folder.manifest.registry, path.parent)
+        profile = ls.state.profile_for(folder, snapshot.path)
+        suggestions = complete(
+            snapshot.doc, position, profile, folder.manifest.registry, snapshot.path.parent
+        )
         return types.CompletionList(is_incomplete=False, items=[_item(ls, lines, s) for s in suggestions])
 
 

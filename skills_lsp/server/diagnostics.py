@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from skills_lsp.core.model import Finding, Severity
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
 
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
@@ -27,11 +24,8 @@ log = logging.getLogger(__name__)
 
 
 def findings_for(ls: SkillsLanguageServer, uri: str) -> list[Finding]:
-    path = ls.path_of(uri)
-    if path is None:
-        return []
-    document = ls.workspace.get_text_document(uri)
-    return ls.state.findings(path, document.source)[1]
+    snapshot = ls.snapshot(uri)
+    return snapshot.findings(ls.state) if snapshot is not None else []
 
 
 def to_diagnostic(ls: SkillsLanguageServer, lines: list[str], finding: Finding) -> types.Diagnostic:
@@ -46,8 +40,10 @@ def to_diagnostic(ls: SkillsLanguageServer, lines: list[str], finding: Finding) 
 
 
 def diagnostics_for(ls: SkillsLanguageServer, uri: str) -> list[types.Diagnostic]:
-    lines = ls.lines_of(uri)
-    return [to_diagnostic(ls, lines, f) for f in findings_for(ls, uri)]
+    snapshot = ls.snapshot(uri)
+    if snapshot is None:
+        return []
+    return [to_diagnostic(ls, snapshot.lines, f) for f in snapshot.findings(ls.state)]
 
 
 def client_pulls(ls: SkillsLanguageServer) -> bool:

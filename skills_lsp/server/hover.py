@@ -2,45 +2,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from skills_lsp.core.assist.hover import hover_text
 from skills_lsp.core.model import Position, Range
-from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.routing.queries import expecting, explain_case
-from skills_lsp.server.state import FileRole
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
+from skills_lsp.server.folder import FileRole
 
 
 def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: SkillsLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
-        path = ls.path_of(uri)
-        folder = ls.state.folder_for(path) if path is not None else None
-        if path is None or folder is None:
+        snapshot = ls.snapshot(params.text_document.uri)
+        if snapshot is None:
             return None
-        lines = ls.lines_of(uri)
+        folder, lines, role = snapshot.folder, snapshot.lines, snapshot.role
         position = ls.codec.from_client(lines, params.position)
-        role = folder.role(path)
         found: tuple[str, Range] | None = None
         if role is FileRole.QUERIES:
             for case in folder.cases:
                 if case.range.start.line <= position.line <= case.range.end.line:
-                    text = explain_case(
-                        folder.index, case, scorer=folder.scorer, compare=folder.comparable()
-                    )
+                    text = explain_case(folder.index, case, scorer=folder.scorer, compare=folder.comparable())
                     if folder.scorer_problem:
-                        text += f"\n\n_{folder.scorer_problem}; shown with bm25f._"
+                        text += f"\n\n_{folder.scorer_problem}; shown with {folder.scorer}._"
                     found = text, case.range
                     break
         elif role is FileRole.SKILL:
-            doc = parse_text(ls.workspace.get_text_document(uri).source)
-            found = hover_text(doc, position, ls.state.profile_for(folder, path), folder.manifest.registry)
+            doc = snapshot.doc
+            profile = ls.state.profile_for(folder, snapshot.path)
+            found = hover_text(doc, position, profile, folder.manifest.registry)
             name = doc.get("name")
             if found is None and name is not None and _inside(name.value.range, position):
                 found = _name_hover(folder, str(name.value.value)), name.value.range

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from skills_lsp.core.assist.outline import Symbol, outline
-from skills_lsp.core.parse.frontmatter import parse_text
-from skills_lsp.server.state import FileRole
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
 
 _KINDS = {
     "frontmatter": types.SymbolKind.Namespace,
@@ -25,12 +19,10 @@ def register(server: SkillsLanguageServer) -> None:
     def document_symbols(
         ls: SkillsLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol]:
-        uri = params.text_document.uri
-        path = ls.path_of(uri)
-        folder = ls.state.folder_for(path) if path is not None else None
-        if path is None or folder is None or folder.role(path) is not FileRole.SKILL:
+        snapshot = ls.skill_snapshot(params.text_document.uri)
+        if snapshot is None:
             return []
-        lines = ls.lines_of(uri)
+        lines = snapshot.lines
 
         def convert(symbol: Symbol) -> types.DocumentSymbol:
             return types.DocumentSymbol(
@@ -42,4 +34,4 @@ def register(server: SkillsLanguageServer) -> None:
                 children=[convert(c) for c in symbol.children] or None,
             )
 
-        return [convert(s) for s in outline(parse_text(ls.workspace.get_text_document(uri).source))]
+        return [convert(s) for s in outline(snapshot.doc)]

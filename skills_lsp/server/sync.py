@@ -7,15 +7,13 @@ import asyncio
 import logging
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from skills_lsp.server import codelens, diagnostics
-from skills_lsp.server.state import FileRole
-
-if TYPE_CHECKING:
-    from skills_lsp.server.app import SkillsLanguageServer
+from skills_lsp.server.base import SkillsLanguageServer
+from skills_lsp.server.folder import FileRole
 
 log = logging.getLogger(__name__)
 CONFIG_SECTION = "skillsLsp"
@@ -171,6 +169,7 @@ def register(server: SkillsLanguageServer) -> None:
         uri = params.text_document.uri
         path = ls.path_of(uri)
         role = ls.state.update(path, None) if path is not None and ls.state.folder_for(path) else None
+        ls.forget(uri)
         diagnostics.clear(ls, uri)  # also drops a publication still pending from the last edit
         if role is not None and role is not FileRole.OTHER:  # the disk version may differ
             diagnostics.refresh_all(ls)

@@ -196,7 +196,7 @@ def test_a_folder_falls_back_to_bm25f_and_says_why(tmp_path: Path, no_wordllama:
     ]
     assert all(r.passed for r in results)
     queries = workspace / "skill-queries.yaml"
-    _, findings = state.findings(queries, queries.read_text(encoding="utf-8"))
+    findings = state.findings(queries, queries.read_text(encoding="utf-8"))
     failures = [f for f in findings if f.code == QUERY_FAILURE_CODE]
     assert [(f.range.start.line, f.range.start.character) for f in failures] == [(0, 0)]
     assert failures[0].message == f"Routing tests run with bm25f: {folder.scorer_problem}."
@@ -226,7 +226,7 @@ def test_the_fallback_ends_when_the_model_is_found_again(
     folder.results()
     assert folder.scorer_problem is None and folder.scorer == "hybrid"
     queries = workspace / "skill-queries.yaml"
-    _, findings = state.findings(queries, queries.read_text(encoding="utf-8"))
+    findings = state.findings(queries, queries.read_text(encoding="utf-8"))
     assert [f.message for f in findings if f.code == QUERY_FAILURE_CODE] == HYBRID_FAILURES
 
 

@@ -1,0 +1,142 @@
+"""The server object the feature modules share: pygls' LanguageServer plus our state, a snapshot
+of each open document, the position codec and debounce timers. It imports no feature module, so
+the features (and `app`, which registers them) sit above it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from skills_lsp._version import __version__
+from skills_lsp.core.model import Finding
+from skills_lsp.core.parse.frontmatter import Document, parse_text, split_lines
+from skills_lsp.server.folder import FileRole, Folder
+from skills_lsp.server.positions import Codec
+from skills_lsp.server.state import State
+
+log = logging.getLogger("skills_lsp.server")
+
+
+@dataclass
+class Snapshot:
+    """One version of one document, with what every handler starts from. The text is parsed at
+    most once per version; findings are computed once per version and state generation (they
+    depend on the rest of the folder: other skills, the manifest, the test queries)."""
+
+    uri: str
+    version: int | None
+    path: Path
+    folder: Folder
+    role: FileRole
+    text: str
+    lines: list[str]
+    _doc: Document | None = None
+    _findings: tuple[int, list[Finding]] | None = field(default=None, repr=False)
+
+    @property
+    def doc(self) -> Document:
+        """The buffer parsed (a skill file's frontmatter and body)."""
+        if self._doc is None:
+            self._doc = parse_text(self.text)
+        return self._doc
+
+    def findings(self, state: State) -> list[Finding]:
+        if self._findings is None or self._findings[0] != state.generation:
+            doc = self.doc if self.role is FileRole.SKILL else None
+            self._findings = (state.generation, state.findings(self.path, self.text, doc))
+        return self._findings[1]
+
+
+class SkillsLanguageServer(LanguageServer):
+    """pygls' server plus our state; handlers are registered by the feature modules."""
+
+    def __init__(self) -> None:
+        super().__init__("skills-lsp", __version__)
+        self.state = State()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._snapshots: dict[str, Snapshot] = {}
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        """The document at `uri` as it is now, in a folder the server knows (None otherwise)."""
+        path = self.path_of(uri)
+        folder = self.state.folder_for(path) if path is not None else None
+        if path is None or folder is None:
+            return None
+        document = self.workspace.get_text_document(uri)
+        known = self._snapshots.get(uri)
+        role = folder.role(path)
+        if (
+            known is not None
+            and document.version is not None
+            and known.version == document.version
+            and known.folder is folder
+            and known.role is role
+        ):
+            return known
+        text = document.source
+        snapshot = Snapshot(uri, document.version, path, folder, role, text, split_lines(text))
+        if document.version is not None:  # an open buffer; a closed file is read afresh each time
+            self._snapshots[uri] = snapshot
+        return snapshot
+
+    def skill_snapshot(self, uri: str) -> Snapshot | None:
+        """The snapshot of a skill or instruction file (None for any other document)."""
+        snapshot = self.snapshot(uri)
+        return snapshot if snapshot is not None and snapshot.role is FileRole.SKILL else None
+
+    def forget(self, uri: str) -> None:
+        """The document closed: its snapshot goes with it."""
+        self._snapshots.pop(uri, None)
+
+    def cancel(self, key: str) -> None:
+        handle = self._timers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+    def later(self, key: str, delay: float, action: Callable[[], object]) -> None:
+        """Run `action` once, `delay` seconds after the last call with this key (a burst of edits
+        costs one run). Outside the event loop (unit use) it runs at once."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            action()
+            return
+        handle = self._timers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+        def run() -> None:
+            self._timers.pop(key, None)
+            try:
+                action()
+            except Exception:  # one failing action must not stop the others
+                log.exception("deferred %s failed", key)
+
+        self._timers[key] = loop.call_later(delay, run)
+
+    @property
+    def codec(self) -> Codec:
+        return Codec(self.workspace.position_encoding)
+
+    def path_of(self, uri: str) -> Path | None:
+        path = to_fs_path(uri)
+        return Path(path) if path else None
+
+    def capability(self, dotted: str, default: Any = None) -> Any:
+        value: Any = self.client_capabilities
+        for part in dotted.split("."):
+            value = getattr(value, part, None)
+            if value is None:
+                return default
+        return value
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # A failing handler answers its request with an error (pygls does that); log, don't pop up.
+        log.exception("handler failed: %s", error)

@@ -1,0 +1,168 @@
+"""One workspace folder as the server keeps it: its config (the client's settings on top), skill
+index, tool manifest and test queries, and the role each of its files plays."""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from skills_lsp.core.errors import ScorerUnavailable
+from skills_lsp.core.files.config import Config, find_config
+from skills_lsp.core.files.discovery import is_convention_file, kind_of
+from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
+from skills_lsp.core.model import FileKind, Finding
+from skills_lsp.core.parse.frontmatter import Document
+from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_file, run_cases
+from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers
+from skills_lsp.core.rules.check import Manifest, load_manifest
+from skills_lsp.core.rules.profiles import PROFILES
+from skills_lsp.core.workspace.scorers import FALLBACK, warm_up
+from skills_lsp.core.workspace.settings import load_config
+
+
+class FileRole(enum.Enum):
+    SKILL = "skill"
+    MANIFEST = "manifest"
+    QUERIES = "queries"
+    CONFIG = "config"
+    OTHER = "other"
+
+
+class Outcome(enum.Enum):
+    """What a file's change did to its folder."""
+
+    CHANGED = "changed"  # the folder's index, manifest or queries changed: other documents may too
+    UNCHANGED = "unchanged"  # nothing the server keeps depends on it
+    RELOAD = "reload"  # the config changed: the folder must be read again
+
+
+@dataclass(frozen=True)
+class Role:
+    """How the server keeps up with one kind of file (one module of `server/roles/`)."""
+
+    # A file of this role changed (text None: deleted, or unreadable).
+    update: Callable[[Folder, Path, str | None], Outcome]
+    # The findings of an open buffer of this role (`doc`: the parsed buffer, for skill files).
+    findings: Callable[[Folder, Path, str, Document | None], list[Finding]]
+
+
+def served_kind(path: Path) -> FileKind | None:
+    """The layout of a file the server checks, or None for files it leaves alone."""
+    if path.name == "SKILL.md":
+        return FileKind.AGENT_SKILL
+    parts = [p.lower() for p in path.parts]
+    if path.suffix == ".md" and (".skills" in parts or ("skills" in parts and ".claude" in parts)):
+        return kind_of(path)
+    if is_convention_file(path.name):
+        return FileKind.CONVENTION
+    return None
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    return os.path.normpath(a) == os.path.normpath(b)
+
+
+@dataclass
+class Folder:
+    """One workspace folder: its config, index, manifest and test queries, kept current."""
+
+    root: Path
+    config: Config
+    config_problems: list[Finding]
+    index: SkillIndex
+    manifest: Manifest
+    manifest_problems: list[Finding]
+    query_path: Path
+    cases: list[QueryCase] = field(default_factory=list)
+    query_problems: list[Finding] = field(default_factory=list)
+    query_parse: tuple[str | None, list[Finding]] = (None, [])
+    _results: list[QueryResult] | None = None
+    # Why test queries are not scored with the configured scorer (its extra is not installed).
+    scorer_problem: str | None = None
+
+    @property
+    def scorer(self) -> str:
+        """The scorer test queries, lenses and hovers use: the configured one, or the fallback
+        in its place when that one needs an extra this environment lacks."""
+        if self._results is None:
+            self.results()  # settles scorer_problem
+        return FALLBACK if self.scorer_problem else self.config.scorer
+
+    def comparable(self) -> list[ScorerName]:
+        """The scorers a hover compares: those whose index is built (never build one on the
+        event loop: seconds over 20,000 skills)."""
+        return built_scorers(self.index)
+
+    def results(self) -> list[QueryResult]:
+        """Every test query's result, computed once per change of the index or the queries."""
+        if self._results is None:
+            try:
+                self._results = run_cases(self.index, self.cases, scorer=self.config.scorer)
+                self.scorer_problem = None
+            except ScorerUnavailable as error:
+                self.scorer_problem = f"scorer {self.config.scorer!r} is not available here: {error}"
+                self._results = run_cases(self.index, self.cases, scorer=FALLBACK)
+        return self._results
+
+    def changed(self) -> None:
+        self._results = None
+
+    def role(self, path: Path) -> FileRole:
+        if self.manifest.path is not None and same_file(path, self.manifest.path):
+            return FileRole.MANIFEST
+        if same_file(path, self.root / self.config.tool_manifest):
+            return FileRole.MANIFEST
+        if same_file(path, self.query_path):
+            return FileRole.QUERIES
+        if path.name in ("skills-lsp.toml", "pyproject.toml") and path.parent == self.root:
+            return FileRole.CONFIG
+        if self.config.source is not None and same_file(path, self.config.source):
+            return FileRole.CONFIG
+        if served_kind(path) is not None:
+            return FileRole.SKILL
+        return FileRole.OTHER
+
+
+def with_settings(config: Config, settings: dict[str, Any]) -> Config:
+    """The folder's config with the client's settings on top (unknown or empty values leave the
+    config file's choice alone)."""
+    changes: dict[str, Any] = {}
+    if isinstance(settings.get("profile"), str) and settings["profile"] in PROFILES:
+        changes["profile"] = settings["profile"]
+    for key in ("select", "ignore"):
+        value = settings.get(key)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value) and value:
+            changes[key] = tuple(value)
+    if settings.get("scorer") in SCORERS:
+        changes["scorer"] = settings["scorer"]
+    for key, attr in (("toolManifest", "tool_manifest"), ("queryFile", "query_file")):
+        if isinstance(settings.get(key), str) and settings[key]:
+            changes[attr] = settings[key]
+    return replace(config, **changes) if changes else config
+
+
+def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
+    """Read a workspace folder: config, index (its scorers built now, off the event loop: the
+    first lens or hover must not stall the editor), tool manifest and test queries."""
+    source = find_config(root)
+    if source is not None and root.resolve() not in (
+        source.parent.resolve(),
+        *source.parent.resolve().parents,
+    ):
+        source = None
+    config, problems = load_config(source) if source is not None else (Config(root=root), [])
+    if config.root is None:
+        config = replace(config, root=root)
+    config = with_settings(config, settings)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    warm_up(index, config, root)
+    manifest, manifest_problems = load_manifest(root, config)
+    query_path = root / config.query_file
+    cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
+    return Folder(
+        root, config, problems, index, manifest, manifest_problems, query_path, cases, query_problems
+    )
