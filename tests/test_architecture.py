@@ -197,7 +197,9 @@ def test_every_stage_exists_and_says_what_it_owns() -> None:
     for stage in STAGES:
         init = PACKAGE / "core" / stage / "__init__.py"
         assert init.is_file(), f"core/{stage}/ is listed in STAGES but missing"
-        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"core/{stage}/ has no docstring"
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), (
+            f"core/{stage}/ has no docstring"
+        )
 
 
 # --- the checker catches what it should ------------------------------------------------------------
@@ -209,7 +211,9 @@ def _with(tmp_path: Path, file: str, line: str) -> list[str]:
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     target = copy / file
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text((target.read_text(encoding="utf-8") if target.exists() else "") + line, encoding="utf-8")
+    target.write_text(
+        (target.read_text(encoding="utf-8") if target.exists() else "") + line, encoding="utf-8"
+    )
     before = set(violations(PACKAGE))
     return [v for v in violations(copy) if v not in before]
 
