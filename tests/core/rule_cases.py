@@ -266,6 +266,8 @@ CASES: list[Case] = [
          (2, 13, 2, 34)),
     Case("sk305-folded", "SK305", AG, SKILL,
          fm(NAME, "description: >", "  Converts 🚀", "  files."), (2, 13, 4, 8)),
+    Case("sk306-first-person", "SK306", AG, SKILL,
+         fm(NAME, "description: I can fill in 📄 forms. Use when asked."), (2, 13, 2, 51)),
     # --- SK4xx: fields ------------------------------------------------------------------------------
     Case("sk401-move-no-metadata", "SK401", AG, SKILL, HEAD + "foo: 🚀 bar\n" + BODY, (3, 0, 3, 3)),
     Case("sk401-move-block-metadata", "SK401", AG, SKILL,

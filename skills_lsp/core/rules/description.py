@@ -88,3 +88,33 @@ def description_no_when(ctx: RuleContext) -> Iterator[Report]:
     found = _description(ctx)
     if found and not _WHEN.search(found[1]):
         yield found[0]._replace(message="Say when to use this skill, e.g. `Use when the user asks ...`.")
+
+
+# First person anywhere ("I" written as a word, not I/O), or an opening that talks to the reader.
+_FIRST_PERSON = re.compile(
+    r"(?<![\w/])I(?:'m|'ll|'ve|'d)?(?![\w/])|\b(?i:me|my|myself)\b|^\s*(?i:you\s+(?:can|should|could))\b"
+)
+
+
+@rule(
+    "SK306",
+    "description-not-third-person",
+    Severity.INFO,
+    "`description` speaks in the first or second person",
+    profiles=except_in("skills-ref", "convention"),
+)
+def description_not_third_person(ctx: RuleContext) -> Iterator[Report]:
+    """The description is pasted into the agent's system prompt beside every other skill's, where
+    a voice that shifts ("I can help you ...", "You can use this to ...") makes the listing read
+    oddly and, in Anthropic's skill authoring guidance, causes discovery problems. Write it in the
+    third person: "Fills in PDF forms from JSON data. Use when ..."."""
+    found = _description(ctx)
+    if found is None:
+        return
+    report, text = found
+    match = _FIRST_PERSON.search(text)
+    if match is not None:
+        yield report._replace(
+            message=f"`description` says `{match.group().strip()}`: write it in the third person "
+            '("Fills in PDF forms ...", not "I can fill in ...").'
+        )
