@@ -85,9 +85,14 @@ class ScorerSpec:
 
 
 def _resolve(reference: str) -> Any:
-    """The object a table entry names ("module:name", a module of this package)."""
+    """The object a table entry names: "module:name", the module relative to this package
+    (`lexical:LexicalScorer`) unless it is a full dotted path."""
     module, name = reference.split(":")
-    return getattr(importlib.import_module(f"skills_lsp.core.routing.{module}"), name)
+    full = module if "." in module else f"skills_lsp.core.routing.{module}"
+    try:
+        return getattr(importlib.import_module(full), name)
+    except ModuleNotFoundError:
+        return getattr(importlib.import_module(module), name)
 
 
 _WORDS = "No skill shares a word with this query."

@@ -19,7 +19,8 @@ from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.validate import DEFAULT_CONFIG, file_findings
 
-NAMES = ConfigNames(profiles=tuple(PROFILES), rule_codes=tuple(RULES), scorers=tuple(SCORERS))
+# The tables themselves (not copies): what the config may name is what they hold.
+NAMES = ConfigNames(profiles=PROFILES, rule_codes=RULES, scorers=SCORERS)
 
 
 def load_config(path: Path) -> tuple[Config, list[Finding]]:
