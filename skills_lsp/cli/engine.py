@@ -8,7 +8,15 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, TextIO
 
-from skills_lsp.cli.common import UsageError, display, keep_vectors, load_index, scorer_help, tags
+from skills_lsp.cli.common import (
+    UsageError,
+    display,
+    keep_vectors,
+    load_index,
+    scorer_help,
+    tags,
+    workspace_of,
+)
 from skills_lsp.core.routing.scorer import SCORERS
 
 if TYPE_CHECKING:
@@ -55,8 +63,7 @@ def _add_select(sub: Subparsers) -> None:
     select.add_argument(
         "--scorer",
         choices=tuple(SCORERS),
-        default="lexical",
-        help=scorer_help("default: lexical, adk-skill's"),
+        help=scorer_help("default: the config's, else the profile's: lexical for .skills/, else hybrid"),
     )
     select.add_argument("--format", choices=["text", "json"], default="text")
     select.add_argument("--explain", action="store_true", help="show which tokens hit which field")
@@ -92,7 +99,11 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
+    from skills_lsp.core.workspace.scorers import default_scorer
+
     index = load_index(args)
+    if args.scorer is None:
+        args.scorer = "lexical" if args.crate else default_scorer(workspace_of(args)[1], index)
     keep_vectors(args, [args.scorer])
     if args.min_score is not None and not math.isfinite(args.min_score):
         raise UsageError(f"--min-score must be a number, not {args.min_score}")

@@ -29,7 +29,9 @@ def _add_test(sub: Subparsers) -> None:
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
     test.add_argument(
-        "--scorer", choices=tuple(SCORERS), help="default: `scorer` in the config, else lexical"
+        "--scorer",
+        choices=tuple(SCORERS),
+        help="default: the config's `scorer`, else the profile's: lexical for .skills/, else hybrid or bm25f",
     )
     test.set_defaults(func=cmd_test)
 
@@ -65,8 +67,11 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
     cases, problems = load_query_file(query_file)
     index = load_workspace_index(root, config.roots_for(root), config.max_depth)
-    keep_vectors(args, [args.scorer or config.scorer])
-    results = run_cases(index, cases, scorer=args.scorer or config.scorer)
+    from skills_lsp.core.workspace.scorers import default_scorer
+
+    scorer = args.scorer or default_scorer(config, index)
+    keep_vectors(args, [scorer])
+    results = run_cases(index, cases, scorer=scorer)
     failed = sum(not r.passed for r in results)
     if args.format == "json":
         payload = {

@@ -76,10 +76,14 @@ def register(server: SkillsLanguageServer) -> None:
         results = folder.results()
         if "case" in data:
             index = int(data["case"])
-            title = case_title(results[index]) if index < len(results) else "(test query changed)"
+            if index < len(results):
+                title = f"{case_title(results[index])} · {folder.scorer}"  # the scorer behind it
+            else:
+                title = "(test query changed)"
         else:
             mine = expecting(results, str(data.get("skill")))
             passed = sum(r.passed for r in mine)
-            title = f"{len(mine)} test quer{'y' if len(mine) == 1 else 'ies'}: {passed} pass"
+            noun = "query" if len(mine) == 1 else "queries"
+            title = f"{len(mine)} test {noun}: {passed} pass ({folder.scorer})"
         lens.command = types.Command(title, "")
         return lens

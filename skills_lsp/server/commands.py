@@ -44,7 +44,7 @@ def register(server: SkillsLanguageServer) -> None:
                 return []
             raise ValueError("skillsLsp.scoreQuery needs a query")
         folder = _folder(ls, next((a for a in args if isinstance(a, str) and a.startswith("file:")), None))
-        scorer = folder.config.scorer
+        scorer = folder.chosen_scorer()
         try:
             matches = select_skills(folder.index, query, SelectionPolicy(10, 0.0, scorer=scorer))
         except ScorerUnavailable:  # the configured scorer's extra is not installed: as the lenses do

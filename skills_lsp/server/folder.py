@@ -20,7 +20,7 @@ from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_f
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers
 from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.workspace.scorers import FALLBACK, warm_up
+from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
 from skills_lsp.core.workspace.settings import load_config
 
 
@@ -90,7 +90,12 @@ class Folder:
         in its place when that one needs an extra this environment lacks."""
         if self._results is None:
             self.results()  # settles scorer_problem
-        return FALLBACK if self.scorer_problem else self.config.scorer
+        return FALLBACK if self.scorer_problem else self.chosen_scorer()
+
+    def chosen_scorer(self) -> ScorerName:
+        """The configured scorer, else the default of the workspace's profile (lexical for
+        adk-skill's `.skills/`, the best calibrated one installed for the others)."""
+        return default_scorer(self.config, self.index)
 
     def comparable(self) -> list[ScorerName]:
         """The scorers a hover compares: those whose index is built (never build one on the
@@ -100,11 +105,12 @@ class Folder:
     def results(self) -> list[QueryResult]:
         """Every test query's result, computed once per change of the index or the queries."""
         if self._results is None:
+            chosen = self.chosen_scorer()
             try:
-                self._results = run_cases(self.index, self.cases, scorer=self.config.scorer)
+                self._results = run_cases(self.index, self.cases, scorer=chosen)
                 self.scorer_problem = None
             except ScorerUnavailable as error:
-                self.scorer_problem = f"scorer {self.config.scorer!r} is not available here: {error}"
+                self.scorer_problem = f"scorer {chosen!r} is not available here: {error}"
                 self._results = run_cases(self.index, self.cases, scorer=FALLBACK)
         return self._results
 

@@ -322,7 +322,8 @@ def test_select_json_and_explain() -> None:
     assert code == 0 and rows[0]["name"] == "pdf-form-filling"
     assert set(rows[0]) == {"name", "path", "id", "score"} and rows[0]["id"].startswith("pdf-form-filling-")
     code, out, _ = run(
-        "select", "pdf form", "--root", str(EXAMPLES), "--explain", "--top-k", "1", "--min-score", "0"
+        "select", "pdf form", "--root", str(EXAMPLES), "--explain", "--top-k", "1", "--min-score", "0",
+        "--scorer", "lexical",
     )
     assert code == 0 and out.startswith("1. ") and "name        x4.0: pdf form" in out
     assert "unique body tokens" in out
@@ -379,12 +380,16 @@ def test_prompt_catalog() -> None:
 
 
 def test_test_command_reports_a_table_and_fails_on_a_failing_case() -> None:
+    # examples/ has SKILL.md files and no `scorer`: its default is hybrid, which routes all 12.
     code, out, _ = run("test", "--root", str(EXAMPLES))
+    assert code == 0 and out.endswith("\n12 passed, 0 failed\n")
+    # adk-skill's formula fails one, honestly (see the comment in examples/skill-queries.yaml).
+    code, out, _ = run("test", "--root", str(EXAMPLES), "--scorer", "lexical")
     assert code == 1
     assert "PASS  6     pdf-form-filling" in out
     assert "FAIL  31    none" in out and "skill-queries.yaml:31: expected no skill" in out
     assert out.endswith("\n11 passed, 1 failed\n")
-    code, out, _ = run("test", "--root", str(EXAMPLES), "--format", "json")
+    code, out, _ = run("test", "--root", str(EXAMPLES), "--format", "json", "--scorer", "lexical")
     data = json.loads(out)
     assert (data["passed"], data["failed"], data["problems"]) == (11, 1, [])
     failing = next(r for r in data["results"] if not r["passed"])

@@ -29,9 +29,14 @@ STARTUP_TIMEOUT = 15.0
 
 @pytest.fixture(scope="session")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private copy of examples/, so tests may edit files."""
+    """A private copy of examples/, so tests may edit files. Its routing tests run with the
+    `lexical` scorer, named in a config file: what these tests check (lenses, hovers, routing
+    diagnostics as files change) was written against adk-skill's formula, whose scores do not
+    depend on an embedding model. tests/server/test_scorers.py covers the other scorers and
+    the default per profile."""
     root = tmp_path_factory.mktemp("ws") / "examples"
     shutil.copytree(EXAMPLES, root)
+    (root / "skills-lsp.toml").write_text('scorer = "lexical"\n', encoding="utf-8")
     return root
 
 

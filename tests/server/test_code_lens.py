@@ -49,13 +49,14 @@ async def test_one_lens_per_test_query(client: LanguageClient, workspace: Path) 
     assert len(names) == CASES
     assert all(t.startswith(("✓ ", "✗ ")) for t in names)
     assert [i for i, t in enumerate(names) if t.startswith("✗")] == [10]
-    assert names[0] == "✓ pdf-form-filling (2.826) · runner-up: broken-references (1.470)"
+    assert all(t.endswith(" · lexical") for t in names)  # the scorer that produced them
+    assert names[0] == "✓ pdf-form-filling (2.826) · runner-up: broken-references (1.470) · lexical"
     # The runner-up is shown even under min_score (1.0 here): it is what the winner beat.
     assert names[10] == (
         "✗ broken-references (1.287) · runner-up: weather-lookup (0.970) · "
-        "expected no skill, but `broken-references` is selected"
+        "expected no skill, but `broken-references` is selected · lexical"
     )
-    assert names[11] == "✓ no skill selected"
+    assert names[11] == "✓ no skill selected · lexical"
 
 
 async def test_query_lenses_follow_edits_of_the_query_file(client: LanguageClient, workspace: Path) -> None:
@@ -87,7 +88,7 @@ async def test_a_skill_shows_how_its_queries_fare(client: LanguageClient, worksp
         assert queries.command is None
         resolved = await client.code_lens_resolve_async(queries)
         assert resolved.command is not None
-        assert resolved.command.title == "1 test query: 1 pass"
+        assert resolved.command.title == "1 test query: 1 pass (lexical)"
         assert score.command is not None
         assert score.command.title == "Score a query..."
         assert score.command.command == "skillsLsp.scoreQuery"
@@ -96,14 +97,14 @@ async def test_a_skill_shows_how_its_queries_fare(client: LanguageClient, worksp
 
 async def test_a_skill_no_query_expects(client: LanguageClient, workspace: Path) -> None:
     async with opened(client, workspace / "skills" / "broken-references" / "SKILL.md") as doc:
-        assert await titles(client, doc) == ["0 test queries: 0 pass", "Score a query..."]
+        assert await titles(client, doc) == ["0 test queries: 0 pass (lexical)", "Score a query..."]
 
 
 async def test_a_failing_query_counts_against_its_skill(client: LanguageClient, workspace: Path) -> None:
     async with opened(client, workspace / "skill-queries.yaml", language_id="yaml") as queries:
         queries.replace("expect: none", "expect: weather-lookup")
         async with opened(client, workspace / ".skills" / "weather-lookup.md") as doc:
-            assert (await titles(client, doc))[0] == "2 test queries: 1 pass"
+            assert (await titles(client, doc))[0] == "2 test queries: 1 pass (lexical)"
 
 
 async def test_editing_a_skill_asks_for_a_refresh(client: LanguageClient, workspace: Path) -> None:
@@ -117,7 +118,7 @@ async def test_editing_a_skill_asks_for_a_refresh(client: LanguageClient, worksp
         else:
             await asyncio.sleep(0.05)
             assert refreshes(client) == before == 0
-        assert await titles(client, doc) == ["0 test queries: 0 pass", "Score a query..."]
+        assert await titles(client, doc) == ["0 test queries: 0 pass (lexical)", "Score a query..."]
 
 
 async def test_other_files_have_no_lenses(client: LanguageClient, workspace: Path) -> None:

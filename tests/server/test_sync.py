@@ -157,7 +157,7 @@ async def test_a_skill_created_on_disk_joins_the_index(client: LanguageClient, w
     name = unique("zz-disk")
     path = workspace / "skills" / name / "SKILL.md"
     async with opened(client, workspace / "skill-queries.yaml", language_id="yaml") as queries:
-        assert await case_title(client, queries, TRANSLATE_CASE) == "✓ no skill selected"
+        assert await case_title(client, queries, TRANSLATE_CASE) == "✓ no skill selected · lexical"
         before = client.refreshes["codeLens"]  # type: ignore[attr-defined]
         with on_disk(client, path, TRANSLATOR.format(name=name)):
             await until_title(client, queries, TRANSLATE_CASE, f"^✗ {name} ")
@@ -169,7 +169,7 @@ async def test_a_skill_created_on_disk_joins_the_index(client: LanguageClient, w
             path.write_text(TRANSLATOR.format(name=name + "-v2"), encoding="utf-8")
             watched(client, path, types.FileChangeType.Changed)
             await until_title(client, queries, TRANSLATE_CASE, f"^✗ {name}-v2 ")
-        await until_title(client, queries, TRANSLATE_CASE, "^✓ no skill selected$")
+        await until_title(client, queries, TRANSLATE_CASE, "^✓ no skill selected · lexical$")
         assert codes(await queries.diagnostics(until=lambda ds: len(ds) == 1)) == ["SK702"]
 
 

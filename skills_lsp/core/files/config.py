@@ -58,7 +58,9 @@ class Config:
     exclude: tuple[str, ...] = ()
     tool_manifest: str = DEFAULT_TOOL_MANIFEST
     query_file: str = DEFAULT_QUERY_FILE
-    scorer: str = "lexical"  # how skills are ranked: lexical (adk-skill's), bm25f, semantic, hybrid
+    # How skills are ranked: lexical (adk-skill's), bm25f, semantic, hybrid. None: the default of
+    # the workspace's profile (core/workspace/scorers.default_scorer).
+    scorer: str | None = None
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})

@@ -9,6 +9,7 @@ from pathlib import Path
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.model import FileKind
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, prepare
 from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
 from skills_lsp.core.rules.check import default_cache_dir
@@ -17,13 +18,39 @@ PREPARE_ALL_UP_TO = 2000  # skills: below this, building every scorer takes abou
 FALLBACK: ScorerName = "bm25f"  # what routing tests use when the configured scorer's extra is missing
 
 
+# The profile whose runtime picks skills by adk-skill's own formula: its workspaces keep `lexical`
+# so that lenses and tests show exactly what that runtime selects.
+LEXICAL_PROFILES = frozenset({"adk-rust"})
+
+
+def default_scorer(config: Config, index: SkillIndex) -> ScorerName:
+    """The scorer a workspace uses when neither its config nor the command line names one.
+
+    Runtimes that route with an LLM (Claude Code, Codex, Gemini CLI, ADK) understand a request in
+    the user's own words, so every profile gets the best calibrated scorer installed: `hybrid`
+    with the `semantic` extra, else `bm25f`. adk-skill (the `adk-rust` profile: a config's
+    `profile`, or a workspace whose skills are all flat `.skills/*.md` files) selects by its
+    lexical formula, and `lexical` is that formula bit for bit."""
+    if config.scorer is not None:
+        return config.scorer
+    if config.profile is not None:
+        lexical = config.profile in LEXICAL_PROFILES
+    else:
+        kinds = {doc.kind for doc in index}
+        lexical = kinds == {FileKind.FLAT_SKILL}
+    if lexical:
+        return "lexical"
+    return "hybrid" if SCORERS["hybrid"].available() else FALLBACK
+
+
 def warm_up(index: SkillIndex, config: Config, root: Path) -> list[ScorerName]:
     """Build the scorers a folder will use, and return their names. In a small workspace every
     scorer is built, so a hover can compare them all at once; in a large one (seconds each)
     the configured one, and the fallback in its place if its extra is missing. Skill vectors are
     kept on disk only for a folder that chose an embedding scorer, and only that folder's."""
-    wanted = list(SCORERS) if len(index) <= PREPARE_ALL_UP_TO else [config.scorer]
-    keep_vectors = SCORERS[config.scorer].extra == "semantic"
+    chosen = default_scorer(config, index)
+    wanted = [chosen] + [name for name in SCORERS if name != chosen and len(index) <= PREPARE_ALL_UP_TO]
+    keep_vectors = SCORERS[chosen].extra == "semantic"
     if keep_vectors:
         cache_config = config if config.source is not None else replace(config, root=None)
         VECTORS.attach(default_cache_dir([root], cache_config) / VECTOR_FILE)
