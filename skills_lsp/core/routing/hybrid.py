@@ -1,7 +1,13 @@
 """The `hybrid` scorer: bm25f's exact-word evidence fused with semantic's meaning.
 
-Both already run 0..1, so a weighted mean (0.5 x bm25f + 0.5 x semantic, tuned on
-benchmarks/routing/) keeps the scale, and so one `min_score`. Needs the `semantic` extra.
+Both already run 0..1, so a weighted mean keeps the scale, and so one `min_score`: 0.6 x bm25f +
+0.4 x semantic. benchmarks/tune_fusion.py compared it, on the tuning split only, with rank fusion
+(RRF), logistic fits per channel joined by noisy-or, one logistic fit over both, and "never
+under bm25f": all route the right skill first about equally often (65-68%), and this mean turns
+away the fewest answerable requests at a threshold that keeps "no skill fits" requests at 10%
+false accepts (benchmarks/README.md). bm25f's weight is the larger because its scores say more
+about whether anything fits; the embedding is what lifts a paraphrase that shares few words.
+Needs an embedding model (the `semantic` extra).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from skills_lsp.core.routing.bm25f import Bm25fSearch, bm25f_for, matched_terms,
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.semantic import APPROXIMATION, DECIMALS, select_exact, semantic_for
 
-HYBRID_BM25F_WEIGHT = 0.5  # tuned on benchmarks/routing/ (benchmarks/README.md)
+HYBRID_BM25F_WEIGHT = 0.6  # benchmarks/tune_fusion.py, on the tuning split (benchmarks/README.md)
 
 
 class HybridSearch:

@@ -5,34 +5,31 @@ look off after the merge" for a reconciliation skill). `semantic` compares meani
 request and every skill are embedded as vectors, and the score is their cosine similarity
 (clipped to 0..1). `hybrid` (hybrid.py) adds bm25f's exact-word evidence.
 
-The model is WordLlama's `l2_supercat` 256-dimension static token embeddings, which the PyPI
-package `wordllama` ships inside its wheel (weights and tokenizer): nothing is downloaded at run
-time, and no GPU, torch or ONNX runtime is needed. A text's vector is the mean of its token
-vectors (WordLlama's own pooling), unit-normalised. We read the shipped files with `tokenizers`
-and `safetensors` rather than importing `wordllama`, whose import reconfigures the root logger
-and whose loader looks for its tokenizer in the wrong folder and then tries the network.
+The model is the best one installed (embedding.py): all-MiniLM-L6-v2, a retrieval-trained
+transformer run with onnxruntime (`semantic` extra), or WordLlama's static vectors as a light
+fallback (`semantic-lite`). A skill is embedded as one text: its name, description, tags and the
+start of its body, cut at 64 word pieces (embedding.MINILM_MAX_TOKENS). Embedding body sections
+separately with a max-over-sections score was measured and did not route better, at seven times
+the embedding cost (benchmarks/README.md).
 
 A skill's vector depends only on its own text, so vectors are cached by the SHA-256 of that text:
 an editor that replaces one document re-embeds that one, and two indexes of the same skills share
 the work. Scores are rounded to 6 decimals so a ranking never depends on the order in which the
 skills were added (BLAS may sum in a different order for a different matrix).
 
-Install with `pip install 'skills-lsp[semantic]'`; without it, choosing `semantic` or `hybrid`
-raises `ScorerUnavailable` with that instruction.
+Install with `pip install 'skills-lsp[semantic]'`; without any model, choosing `semantic` or
+`hybrid` raises `ScorerUnavailable` with that instruction.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import os
 import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,110 +37,22 @@ import numpy as np
 
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.routing.embedding import EmbeddingModel, available, load_model, model_name
 from skills_lsp.core.routing.ranking import SlottedSearch, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 
-MODEL_PACKAGE = "wordllama"
-MODEL_NAME = "wordllama l2_supercat 256"
-_WEIGHTS = ("weights", "l2_supercat_256.safetensors")
-_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
-INSTALL_HINT = SEMANTIC_INSTALL_HINT
-# The part of a body that describes a skill best is its start; past this the mean only blurs.
+# The part of a body that describes a skill best is its start (the model reads 64 word pieces in
+# all, so this is only an upper bound on what is tokenized).
 BODY_CHARS = 2000
-DIMENSIONS = 256  # of the shipped model's vectors (and of every vector saved on disk)
-# How far a float32 similarity of two unit vectors of DIMENSIONS can be from the float64 one:
-# at most DIMENSIONS x 2^-24 (about 1.5e-5) for the sum, doubled for safety.
-APPROXIMATION = 3e-5
+INSTALL_HINT = SEMANTIC_INSTALL_HINT
+# How far a float32 similarity of two unit vectors of d dimensions can be from the float64 one:
+# at most d x 2^-24 (about 2.3e-5 for 384) for the sum, with a margin for safety.
+APPROXIMATION = 1e-4
 DECIMALS = 6
-_EMBED_BATCH = 256  # texts tokenized at once: 20,000 at once peaked at 1.5 GiB
-_CACHE_LIMIT = 100_000  # vectors (1 KiB each): far more than any workspace, bounded all the same
+_QUERY_CACHE = 1024  # request vectors kept per search
+_CACHE_LIMIT = 100_000  # vectors (1.5 KiB each): far more than any workspace, bounded all the same
 
 Vector = np.ndarray[Any, np.dtype[np.float32]]
-
-
-@dataclass(frozen=True)
-class EmbeddingModel:
-    """Static token embeddings: a vocabulary-sized matrix and the tokenizer that indexes it."""
-
-    name: str
-    matrix: np.ndarray[Any, np.dtype[np.floating[Any]]]  # float16 as shipped
-    tokenizer: Any  # tokenizers.Tokenizer; typed loosely so core needs no stub for it
-
-    @property
-    def dimensions(self) -> int:
-        return int(self.matrix.shape[1])
-
-    def embed(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
-        """Unit vectors, one row per text; a text with no known token gets the zero vector."""
-        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        if not texts:
-            return out
-        last = self.matrix.shape[0] - 1
-        for start in range(0, len(texts), _EMBED_BATCH):  # batches: tokenizer output is large
-            batch = self.tokenizer.encode_batch(texts[start : start + _EMBED_BATCH], add_special_tokens=False)
-            for row, encoding in enumerate(batch, start):
-                ids = np.asarray(encoding.ids, dtype=np.int64)
-                if not len(ids):
-                    continue
-                mean = self.matrix[np.clip(ids, 0, last)].mean(axis=0, dtype=np.float64)
-                norm = float(np.linalg.norm(mean))
-                if norm > 0:
-                    out[row] = (mean / norm).astype(np.float32)
-        return out
-
-
-def model_files() -> tuple[Path, Path]:
-    """Where the installed `wordllama` package keeps its weights and tokenizer (not imported)."""
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ScorerUnavailable(
-            f"the semantic and hybrid scorers need the embedding model of the `{MODEL_PACKAGE}` "
-            f"package: {INSTALL_HINT}"
-        )
-    root = Path(next(iter(spec.submodule_search_locations)))
-    weights, tokenizer = root.joinpath(*_WEIGHTS), root.joinpath(*_TOKENIZER)
-    for path in (weights, tokenizer):
-        if not path.is_file():
-            raise ScorerUnavailable(
-                f"the installed `{MODEL_PACKAGE}` package has no {path.name} (expected at {path}); "
-                f"reinstall it: {INSTALL_HINT}"
-            )
-    return weights, tokenizer
-
-
-_MODEL_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def load_model() -> EmbeddingModel:
-    """The shipped model, loaded once per process (about 0.1 s, 32 MiB)."""
-    with _MODEL_LOCK:  # lru_cache alone lets two threads load it at once
-        return _load_model()
-
-
-def _load_model() -> EmbeddingModel:
-    weights, tokenizer_file = model_files()
-    try:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-    except ImportError as error:  # pragma: no cover - both are dependencies of the extra
-        raise ScorerUnavailable(f"the semantic scorer needs {error.name}: {INSTALL_HINT}") from error
-    tokenizer = Tokenizer.from_file(str(tokenizer_file))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    # Kept as shipped (float16, 16 MiB): every use widens it to float64 exactly, so a float32 copy
-    # would only double the memory.
-    matrix = load_file(str(weights))["embedding.weight"]
-    return EmbeddingModel(MODEL_NAME, np.ascontiguousarray(matrix), tokenizer)
-
-
-def available() -> bool:
-    """Whether `semantic` and `hybrid` can run here."""
-    try:
-        model_files()
-    except ScorerUnavailable:
-        return False
-    return True
 
 
 def skill_text(doc: SkillDocument) -> str:
@@ -159,7 +68,7 @@ class VectorCache:
 
     In memory by default. `attach(file)` also reads vectors saved by an earlier run and makes
     `flush()` write the cache back (atomically, only when the file would change), so a CLI run
-    or a server restart over 20,000 skills does not embed them all again (about 6 s)."""
+    or a server restart over 20,000 skills does not embed them all again (minutes with minilm)."""
 
     def __init__(self, limit: int = _CACHE_LIMIT) -> None:
         self.limit = limit
@@ -217,12 +126,15 @@ class VectorCache:
             wanted = [
                 key
                 for key, vector in self._vectors.items()
-                if (keep is None or key in keep) and vector.shape == (DIMENSIONS,)
+                if keep is None or key in keep
             ]
+            # One file holds one model's vectors: a process that used two keeps the newer one's.
+            width = self._vectors[wanted[-1]].shape[0] if wanted else 0
+            wanted = [key for key in wanted if self._vectors[key].shape == (width,)]
             if set(wanted) == self._on_disk:
                 return
             keys = np.array([k.encode("ascii") for k in wanted], dtype="S64")
-            rows = np.array([self._vectors[k] for k in wanted], dtype=np.float32).reshape(-1, DIMENSIONS)
+            rows = np.array([self._vectors[k] for k in wanted], dtype=np.float32).reshape(-1, width)
         tmp: str | None = None
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
@@ -253,7 +165,9 @@ def _read_vectors(file: Path) -> list[tuple[str, Vector]]:
             keys.dtype != np.dtype("S64")
             or keys.ndim != 1
             or rows.dtype != np.float32
-            or rows.shape != (len(keys), DIMENSIONS)
+            or rows.ndim != 2
+            or rows.shape[0] != len(keys)
+            or not 0 < rows.shape[1] <= 4096
         ):
             return []
         return [(key.decode("ascii"), row) for key, row in zip(keys.tolist(), rows, strict=True)]
@@ -276,6 +190,10 @@ class SemanticSearch(SlottedSearch):
 
     def __init__(self, index: SkillIndex, model: EmbeddingModel | None = None) -> None:
         self.model = model or load_model()
+        # Requests embedded lately: an editor re-runs the same test queries after every edit, and
+        # a transformer takes milliseconds per request.
+        self._queries: OrderedDict[str, Vector] = OrderedDict()
+        self._queries_lock = threading.Lock()
         super().__init__(index)
 
     def _reset(self) -> None:
@@ -300,8 +218,22 @@ class SemanticSearch(SlottedSearch):
         return self._matrix[: len(self._slots)]
 
     def query_vector(self, query: str) -> np.ndarray[Any, np.dtype[np.float32]]:
-        vector: np.ndarray[Any, np.dtype[np.float32]] = self.model.embed([query])[0]
+        with self._queries_lock:
+            vector = self._queries.get(query)
+            if vector is not None:
+                self._queries.move_to_end(query)
+                return vector
+        vector = np.asarray(self.model.embed([query])[0], dtype=np.float32)
+        with self._queries_lock:
+            self._queries[query] = vector
+            while len(self._queries) > _QUERY_CACHE:
+                self._queries.popitem(last=False)
         return vector
+
+    def forget_queries(self) -> None:
+        """Drop the cached request vectors (benchmarks time requests never seen before)."""
+        with self._queries_lock:
+            self._queries.clear()
 
     def approximate(self, vector: np.ndarray[Any, np.dtype[np.float32]]) -> np.ndarray[Any, Any]:
         """Every slot's similarity in float32: fast, within APPROXIMATION of the exact value, but
@@ -367,6 +299,9 @@ def select_exact(
     if len(candidates):
         scores[candidates] = exact(candidates)
     return ranked(slots, alive, scores, policy)
+
+
+__all__ = ["ScorerUnavailable", "available", "load_model", "model_name"]  # re-exported for callers
 
 
 def semantic_for(index: SkillIndex) -> SemanticSearch:
