@@ -83,6 +83,7 @@ class Folder:
     _results: list[QueryResult] | None = None
     # Why test queries are not scored with the configured scorer (its extra is not installed).
     scorer_problem: str | None = None
+    _chosen: ScorerName | None = None  # default_scorer's answer until the folder changes
 
     @property
     def scorer(self) -> str:
@@ -94,8 +95,11 @@ class Folder:
 
     def chosen_scorer(self) -> ScorerName:
         """The configured scorer, else the default of the workspace's profile (lexical for
-        adk-skill's `.skills/`, the best calibrated one installed for the others)."""
-        return default_scorer(self.config, self.index)
+        adk-skill's `.skills/`, the best calibrated one installed for the others). Kept until
+        the folder changes: finding the profile reads every skill, and every lens asks."""
+        if self._chosen is None:
+            self._chosen = default_scorer(self.config, self.index)
+        return self._chosen
 
     def comparable(self) -> list[ScorerName]:
         """The scorers a hover compares: those whose index is built (never build one on the
@@ -116,6 +120,7 @@ class Folder:
 
     def changed(self) -> None:
         self._results = None
+        self._chosen = None
 
     def role(self, path: Path) -> FileRole:
         if self.manifest.path is not None and same_file(path, self.manifest.path):

@@ -13,7 +13,7 @@ import pytest
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillIndex
 from skills_lsp.core.routing import embedding
-from skills_lsp.core.routing.scorer import SCORERS
+from skills_lsp.core.routing.scorer import SCORERS, SelectionPolicy
 from skills_lsp.core.routing.semantic import SemanticSearch
 
 DATA = Path(embedding.__file__).parent / "data" / "all-MiniLM-L6-v2"
@@ -104,3 +104,34 @@ def test_a_search_embeds_a_repeated_request_once(monkeypatch: pytest.MonkeyPatch
     first = search.query_vector("fill in the pdf form")
     again = search.query_vector("fill in the pdf form")
     assert np.array_equal(first, again) and calls == [["fill in the pdf form"]]
+
+
+def test_a_requests_scores_follow_edits_slot_by_slot() -> None:
+    # An editor re-runs its test queries after every keystroke: only the edited skill's slot is
+    # scored again, and the result is what scoring every slot afresh gives.
+    from dataclasses import replace
+
+    from documents import numbered_document
+
+    topics = ["deploy services", "write release notes", "review sql", "plan meals", "book travel"]
+    docs = [
+        numbered_document(i, f"skill-{i}", f"Helps {topics[i % 5]} for team {i}.", "Steps.")
+        for i in range(40)
+    ]
+    index = SkillIndex(docs)
+    search = SemanticSearch(index, embedding.load_model("minilm"))
+    query = "deploy the service and check the logs"
+    vector = search.query_vector(query)
+    first = search.approximate_for(query, vector)
+    assert np.array_equal(first, search.approximate(vector))
+    for i in range(5):  # edits: each upsert retires a slot and appends one
+        doc = index.skills()[i * 7 % len(index)]
+        index.upsert(replace(doc, description=doc.description + f" edit {i}"))
+        again = search.approximate_for(query, vector)
+        assert len(again) == search.slot_count()
+        assert np.allclose(again, search.approximate(vector), atol=1e-6)
+    fresh = SemanticSearch(SkillIndex(index.skills()), search.model)
+    policy = SelectionPolicy(top_k=5, min_score=0.0, scorer="semantic")
+    assert [(m.skill.name, m.score) for m in search.select(query, policy)] == [
+        (m.skill.name, m.score) for m in fresh.select(query, policy)
+    ]

@@ -102,7 +102,7 @@ class HybridSearch:
             return rounded
 
         approximate = self.weight * words + meaning * np.clip(
-            self.semantic.approximate(vector).astype(np.float64), 0.0, 1.0
+            self.semantic.approximate_for(query, vector).astype(np.float64), 0.0, 1.0
         )
         return select_exact(
             self.semantic.documents(), self.semantic.alive(), approximate, APPROXIMATION, fused, policy

@@ -50,6 +50,7 @@ INSTALL_HINT = SEMANTIC_INSTALL_HINT
 APPROXIMATION = 1e-4
 DECIMALS = 6
 _QUERY_CACHE = 1024  # request vectors kept per search
+_SCORE_CACHE = 128  # requests whose scores are kept (80 KiB each at 20,000 skills)
 _CACHE_LIMIT = 100_000  # vectors (1.5 KiB each): far more than any workspace, bounded all the same
 
 Vector = np.ndarray[Any, np.dtype[np.float32]]
@@ -194,11 +195,16 @@ class SemanticSearch(SlottedSearch):
         # a transformer takes milliseconds per request.
         self._queries: OrderedDict[str, Vector] = OrderedDict()
         self._queries_lock = threading.Lock()
+        # And their similarity to every slot so far: after an edit only the new slot's is
+        # computed (a slot never changes; an edit adds one), not all 20,000 again.
+        self._scores: OrderedDict[str, np.ndarray[Any, np.dtype[np.float32]]] = OrderedDict()
         super().__init__(index)
 
     def _reset(self) -> None:
         # One float32 row per slot, with spare capacity so an editor's upsert appends in place.
         self._matrix = np.zeros((0, self.model.dimensions), np.float32)
+        with self._queries_lock:
+            self._scores.clear()  # a rebuild renumbers the slots
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         # One batch: the tokenizer runs on both cores; vectors already cached cost nothing (a
@@ -231,14 +237,34 @@ class SemanticSearch(SlottedSearch):
         return vector
 
     def forget_queries(self) -> None:
-        """Drop the cached request vectors (benchmarks time requests never seen before)."""
+        """Drop the cached request vectors and scores (benchmarks time requests never seen)."""
         with self._queries_lock:
             self._queries.clear()
+            self._scores.clear()
 
     def approximate(self, vector: np.ndarray[Any, np.dtype[np.float32]]) -> np.ndarray[Any, Any]:
         """Every slot's similarity in float32: fast, within APPROXIMATION of the exact value, but
         its last bits may depend on the matrix's size (BLAS), so it only picks candidates."""
         return self._vectors() @ vector
+
+    def approximate_for(
+        self, query: str, vector: np.ndarray[Any, np.dtype[np.float32]]
+    ) -> np.ndarray[Any, Any]:
+        """approximate(vector) for `query`, computed only for the slots added since it was last
+        asked (an editor re-runs its test queries after every keystroke)."""
+        slots = len(self._slots)
+        with self._queries_lock:
+            known = self._scores.get(query)
+        if known is None or len(known) > slots:
+            known = np.zeros(0, np.float32)
+        if len(known) < slots:
+            known = np.concatenate([known, self._vectors()[len(known) : slots] @ vector])
+        with self._queries_lock:
+            self._scores[query] = known
+            self._scores.move_to_end(query)
+            while len(self._scores) > _SCORE_CACHE:
+                self._scores.popitem(last=False)
+        return known
 
     def exact(
         self, vector: np.ndarray[Any, np.dtype[np.float32]], slots: np.ndarray[Any, Any] | None = None
@@ -270,7 +296,7 @@ class SemanticSearch(SlottedSearch):
         return select_exact(
             self._slots,
             self.alive(),
-            self.approximate(vector).astype(np.float64),
+            self.approximate_for(query, vector).astype(np.float64),
             APPROXIMATION,
             lambda slots: self.exact(vector, slots),
             policy,
