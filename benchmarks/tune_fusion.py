@@ -11,7 +11,9 @@ For every answerable tuning request it takes both channels' scores of every skil
 - `noisy-or`: each channel's score turned into a probability that the skill is the right one
   (a logistic fit per channel), then 1 - (1 - p_bm25f) x (1 - p_semantic): a strong match in one
   channel is never pulled under what that channel says alone;
-- `logistic`: one logistic fit over both scores.
+- `logistic`: one logistic fit over both scores;
+- `lift w`: the mean, never under bm25f's own score;
+- `m0.6-s`: the 0.6 mean less a share `s` of the best other skill's score (a margin).
 
 The fitted fusions are fitted on one half of the requests and scored on the other (alternately, in
 file order) and the other way round, so the figures show what holds for requests the fit has not
@@ -149,6 +151,22 @@ def lifted(weight: float) -> Fusion:
     return fused
 
 
+def with_margin(fusion: Fusion, share: float) -> Fusion:
+    """A fused score less `share` of the best other skill's: a request that several skills fit
+    about equally well (what "no skill fits" requests look like) scores lower. The order of
+    the skills is unchanged (each loses a share of the same best score, the top one of the
+    runner-up's)."""
+
+    def fused(bm: Array, sem: Array) -> Array:
+        base = fusion(bm, sem)
+        top2 = -np.partition(-base, 1, axis=1)[:, :2]
+        best_other = np.where(base >= top2[:, :1], top2[:, 1:2], top2[:, :1])
+        result: Array = base - share * best_other
+        return result
+
+    return fused
+
+
 def rrf(bm: Array, sem: Array, k: float = 60.0) -> Array:
     def ranks(x: Array) -> Array:
         return np.argsort(np.argsort(-x, axis=1), axis=1) + 1
@@ -203,6 +221,8 @@ def main() -> int:
     fixed["rrf"] = rrf
     for w in (0.3, 0.4, 0.5, 0.6):
         fixed[f"lift {w:.1f}"] = lifted(w)
+    for share in (0.25, 0.5):
+        fixed[f"m0.6-{share:g}"] = with_margin(weighted_mean(0.6), share)
     fixed["bm25f"] = lambda b, s: b
     fixed["semantic"] = lambda b, s: s
     fitters = {"noisy-or": fit_noisy_or, "logistic": fit_logistic}

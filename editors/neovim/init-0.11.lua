@@ -5,7 +5,8 @@
 -- vim.lsp.config('skills_lsp', {
 --   cmd = { vim.fn.expand('~/.venvs/skills/bin/skills-lsp'), 'serve' },
 --   settings = { skillsLsp = { profile = 'claude-code', scorer = 'bm25f' } },
---   -- scorer: 'lexical' (default), 'bm25f', 'semantic' or 'hybrid' (the last two need
+--   -- scorer: 'lexical', 'bm25f', 'semantic' or 'hybrid' (default: lexical for .skills/ only,
+--   -- else hybrid, or bm25f without the extra; the last two need
 --   -- pip install 'skills-lsp[semantic]'); keys: see docs/server.md
 -- })
 

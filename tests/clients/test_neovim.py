@@ -166,7 +166,7 @@ def test_code_lenses_resolved(nvim: dict[str, Any]) -> None:
     assert any(t.startswith("✓ pdf-form-filling") for t in titles), titles
     # On a skill file, and asked again by the module's BufEnter autocommand.
     assert nvim["codelens_on_bufenter"] is True
-    assert any(re.fullmatch(r"\d+ test quer(y|ies): \d+ pass", t) for t in nvim["codelens_skill"])
+    assert any(re.fullmatch(r"\d+ test quer(y|ies): \d+ pass \(\w+\)", t) for t in nvim["codelens_skill"])
 
 
 def test_clean_shutdown(nvim: dict[str, Any]) -> None:
