@@ -5,6 +5,7 @@ the features (and `app`, which registers them) sit above it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document, parse_text, split_lines
 from skills_lsp.server.folder import FileRole, Folder
 from skills_lsp.server.positions import Codec
+from skills_lsp.server.protocol import SkillsProtocol
 from skills_lsp.server.state import State
 
 log = logging.getLogger("skills_lsp.server")
@@ -58,7 +60,7 @@ class SkillsLanguageServer(LanguageServer):
     """pygls' server plus our state; handlers are registered by the feature modules."""
 
     def __init__(self) -> None:
-        super().__init__("skills-lsp", __version__)
+        super().__init__("skills-lsp", __version__, protocol_cls=SkillsProtocol)
         self.state = State()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._snapshots: dict[str, Snapshot] = {}
@@ -139,4 +141,12 @@ class SkillsLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # A failing handler answers its request with an error (pygls does that); log, don't pop up.
+        # A body that is not JSON is reported here too, with no request to answer: JSON-RPC wants
+        # -32700 with a null id (server/protocol.py).
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)) and isinstance(
+            self.protocol, SkillsProtocol
+        ):
+            self.protocol.send_parse_error(error)
+            log.warning("a message that is not JSON: %s", error)
+            return
         log.exception("handler failed: %s", error)
