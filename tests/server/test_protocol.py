@@ -4,77 +4,10 @@ and the server keeps running (server/protocol.py)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import threading
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples"
-
-
-class RawClient:
-    """Writes framed bodies (valid JSON or not) and reads every framed message back."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "skills_lsp", "serve", "--stdio"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=REPO,
-        )
-        self.messages: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        while True:
-            length = 0
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                elif line in (b"\r\n", b"\n"):
-                    break
-            body = json.loads(stream.read(length))
-            with self._lock:
-                self.messages.append(body)
-
-    def send_body(self, body: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.process.stdin.flush()
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_body(json.dumps({"jsonrpc": "2.0", **message}).encode())
-
-    def answers(self, wanted: int, timeout: float = 20.0) -> list[dict[str, Any]]:
-        """The responses (messages with an id and no method) once `wanted` have come."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                found = [m for m in self.messages if "id" in m and "method" not in m]
-            if len(found) >= wanted:
-                time.sleep(0.3)  # a second answer to any request would arrive now
-                with self._lock:
-                    return [m for m in self.messages if "id" in m and "method" not in m]
-            time.sleep(0.02)
-        raise AssertionError(f"only {len(found)} of {wanted} answers; messages: {self.messages}")
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=10)
+from raw_client import EXAMPLES, RawClient
 
 
 @pytest.fixture()
