@@ -15,6 +15,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -102,3 +103,13 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
         await _until(lambda: lsp_client.refreshes["codeLens"] >= 1, "code-lens refresh")  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The protocol fuzz's seed and message count, whatever the outcome (replay: set
+    SKILLS_LSP_FUZZ_SEED)."""
+    from raw_client import FUZZ_SUMMARY
+
+    summary = config.stash.get(FUZZ_SUMMARY, None)
+    if summary is not None:
+        terminalreporter.write_line(summary)

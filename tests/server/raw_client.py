@@ -11,7 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+# The protocol fuzz's seed and counts, printed in the terminal summary (tests/server/conftest.py).
+FUZZ_SUMMARY = pytest.StashKey[str]()
 EXAMPLES = REPO / "examples"
 
 
@@ -27,6 +31,7 @@ class RawClient:
             cwd=REPO,
         )
         self.messages: list[dict[str, Any]] = []
+        self.sent = 0  # bodies written
         self._lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -50,6 +55,7 @@ class RawClient:
     def send_body(self, body: bytes) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.sent += 1
         self.process.stdin.flush()
 
     def send(self, message: dict[str, Any]) -> None:

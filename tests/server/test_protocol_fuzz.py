@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import random
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
-from raw_client import EXAMPLES, RawClient
+from raw_client import EXAMPLES, FUZZ_SUMMARY, RawClient
 
 METHODS = [
     "textDocument/hover",
@@ -78,8 +81,21 @@ def edit(draw: st.DrawFn, uri: str, version: int) -> dict[str, Any]:
     }
 
 
+# Printed at the end, with the message count: a failure can be replayed with
+# SKILLS_LSP_FUZZ_SEED=<seed>.
+SEED = int(os.environ.get("SKILLS_LSP_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
+RSS_LIMIT_MIB = 1024  # the examples workspace plus fuzzed documents stays far under this
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 @pytest.fixture(scope="module")
-def server() -> Any:
+def server(request: pytest.FixtureRequest) -> Any:
     client = RawClient()
     client.send(
         {
@@ -92,10 +108,25 @@ def server() -> Any:
     client.answers(1)
     try:
         yield client
+        # Bounded memory, then a clean shutdown: `shutdown` answered, `exit` ends the process with 0.
+        rss = peak_rss_mib(client.process.pid)
+        client.send({"id": 2, "method": "shutdown"})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and 2 not in client.answered_ids():
+            time.sleep(0.02)
+        client.send({"method": "exit"})
+        status = client.process.wait(timeout=30)
+        request.config.stash[FUZZ_SUMMARY] = (
+            f"protocol fuzz: seed {SEED}, {client.sent} messages sent, peak RSS {rss:.0f} MiB, "
+            f"exit status {status}"
+        )
+        assert 2 in client.answered_ids() and status == 0
+        assert rss < RSS_LIMIT_MIB
     finally:
         client.close()
 
 
+@seed(SEED)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_message_sequences_get_one_answer_each(server: RawClient, data: st.DataObject) -> None:
@@ -115,6 +146,10 @@ def test_random_message_sequences_get_one_answer_each(server: RawClient, data: s
             message = data.draw(request(uri))
             sent.append(message["id"])
             server.send(message)
+        if sent and data.draw(st.booleans(), label="cancel?"):
+            # A cancelled request still gets exactly one answer: its result, or -32800.
+            target = data.draw(st.sampled_from(sent), label="cancelled")
+            server.send({"method": "$/cancelRequest", "params": {"id": target}})
     if data.draw(st.booleans(), label="garbage?"):
         server.send_body(json.dumps({"jsonrpc": "2.0", "id": next(_ids)})[:-3].encode())  # not JSON
     alive = next(_ids)
