@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from lsprotocol import types
@@ -11,9 +12,16 @@ from skills_lsp.server.base import SkillsLanguageServer, Snapshot
 
 
 def _targets(snapshot: Snapshot) -> list[tuple[Reference, Path]]:
+    """The references that name an existing file. One that names a path inside the skill's
+    directory but that a symbolic link takes outside it is not followed (SK611 flags it)."""
     found = []
+    folder = snapshot.path.parent
+    home = folder.resolve()
     for ref in find_references(snapshot.doc):
-        target = (snapshot.path.parent / ref.path.replace("\\", "/")).resolve()
+        written = Path(os.path.normpath(folder / ref.path.replace("\\", "/")))
+        target = written.resolve()
+        if written.is_relative_to(folder) and not target.is_relative_to(home):
+            continue
         if target.is_file():
             found.append((ref, target))
     return found

@@ -95,6 +95,7 @@ class Case:
     text: str | bytes
     range: RangeTuple
     files: Mapping[str, str] = field(default_factory=dict)  # other files to create, relative paths
+    symlinks: Mapping[str, str] = field(default_factory=dict)  # link -> target, both relative
 
     @property
     def data(self) -> bytes:
@@ -114,6 +115,9 @@ class Case:
             extra = root / rel
             extra.parent.mkdir(parents=True, exist_ok=True)
             extra.write_bytes(content.encode("utf-8"))
+        for link, pointee in self.symlinks.items():
+            (root / link).parent.mkdir(parents=True, exist_ok=True)
+            (root / link).symlink_to(root / pointee)
         target = root / self.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(self.data)
@@ -335,6 +339,8 @@ CASES: list[Case] = [
     Case("sk607-windows", "SK607", ADK, SKILL, HEAD + "---\n\n字 See [x](C:/Users/me/x.md).\n",
          (5, 10, 5, 26)),
     Case("sk608-empty", "SK608", AG, SKILL, HEAD + "---\n", (3, 0, 3, 3)),
+    Case("sk611-symlink", "SK611", AG, SKILL, HEAD + "---\n\n🚀 See [x](references/guide.md).\n",
+         (5, 10, 5, 29), {"host/secret.md": "x\n"}, {"my-skill/references/guide.md": "host/secret.md"}),
     Case("sk608-blank-lines", "SK608", None, FLAT, FLAT_HEAD + "---\n\n\n  \n", (3, 0, 3, 3)),
     Case("sk610-schema", "SK610", AG, SKILL, HEAD + "---\n\nBody\n", (0, 0, 0, 3),
          {_EVALS: '{"skill_name": "my-skill", "evals": [{"id": "one"}]}'}),

@@ -99,3 +99,34 @@ async def test_no_links_in_files_the_server_does_not_serve(client: LanguageClien
         assert await links(client, doc) == []
         inside = doc.position("skills/pdf-form-filling/SKILL.md", after=3)
         assert await definition(client, doc, inside) is None
+
+
+async def test_a_reference_a_symlink_takes_outside_is_flagged_and_not_followed(
+    client: LanguageClient, workspace: Path, tmp_path: Path
+) -> None:
+    # references/guide.md looks like the skill's own file; a symbolic link makes it the host's.
+    secret = tmp_path / "host-secret.md"
+    secret.write_text("not the skill's\n", encoding="utf-8")
+    skill = workspace / "skills" / f"symlinked-{tmp_path.name[-12:].lower().replace('_', '-')}"
+    (skill / "references").mkdir(parents=True)
+    (skill / "references" / "guide.md").symlink_to(secret)
+    (skill / "references" / "own.md").write_text("the skill's\n", encoding="utf-8")
+    text = (
+        f"---\nname: {skill.name}\ndescription: Use when testing links.\n---\n\n"
+        "Read [guide](references/guide.md) and [own](references/own.md).\n"
+    )
+    (skill / "SKILL.md").write_text(text, encoding="utf-8")
+    try:
+        async with opened(client, skill / "SKILL.md") as doc:
+            found = await links(client, doc)
+            assert [link.target for link in found] == [(skill / "references" / "own.md").as_uri()]
+            assert await definition(client, doc, doc.position("references/guide.md", after=3)) in (None, [])
+            diagnostics = await doc.diagnostics(until=lambda ds: any(d.code == "SK611" for d in ds))
+            flagged = [d for d in diagnostics if d.code == "SK611"]
+            assert len(flagged) == 1 and flagged[0].range == doc.range("references/guide.md")
+            assert str(secret) in flagged[0].message
+    finally:
+        for path in (skill / "references" / "guide.md", skill / "references" / "own.md", skill / "SKILL.md"):
+            path.unlink()
+        (skill / "references").rmdir()
+        skill.rmdir()

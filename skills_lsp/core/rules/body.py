@@ -136,10 +136,22 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                 (FileChange(os.path.abspath(path), create=True),),
             )
             yield "SK603", Report(ref.range, f"`{target}` does not exist.", (create,))
+        elif parts:
+            real = os.path.realpath(path)
+            home = os.path.realpath(base)
+            if os.path.commonpath([real, home]) != home:
+                yield (
+                    "SK611",
+                    Report(
+                        ref.range,
+                        f"`{target}` is a symbolic link to `{real}`, outside the skill directory: "
+                        "the skill does not ship that file, and an agent following it reads the host's.",
+                    ),
+                )
 
 
 def _select(ctx: RuleContext, code: str) -> Iterator[Report]:
-    # Five rules share one scan of the body.
+    # Six rules share one scan of the body.
     found_all = ctx.memo.get("references")
     if found_all is None:
         found_all = ctx.memo["references"] = list(_reference_problems(ctx))
@@ -174,6 +186,21 @@ def reference_outside_skill(ctx: RuleContext) -> Iterator[Report]:
     """Skills are copied and installed as one directory; a `../` path breaks once the skill is
     moved. Copy the file into the skill."""
     yield from _select(ctx, "SK604")
+
+
+@rule(
+    "SK611",
+    "reference-symlink-outside",
+    Severity.ERROR,
+    "A reference is a symbolic link to a file outside the skill directory",
+    profiles=BODY_PROFILES,
+)
+def reference_symlink_outside(ctx: RuleContext) -> Iterator[Report]:
+    """The path looks like it is inside the skill (`references/guide.md`) but a symbolic link on
+    the way resolves outside it: the installed skill will not carry the file, and whoever runs
+    the skill reads a file of the host's instead (a way to smuggle `~/.ssh` into a context).
+    Copy the file into the skill. Editors do not follow such links either."""
+    yield from _select(ctx, "SK611")
 
 
 @rule(
