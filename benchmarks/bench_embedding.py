@@ -59,7 +59,7 @@ if {phase!r} == "cold":
     requests = [d.description[:120] for d in docs[:200]]
     times = []
     for r in requests:
-        search._queries.clear()
+        search.forget_queries()
         t = time.perf_counter(); search.query_vector(r); times.append(1000 * (time.perf_counter() - t))
     times.sort()
     out["query_vector_p50_ms"] = statistics.median(times)

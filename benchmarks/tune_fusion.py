@@ -102,12 +102,18 @@ def _pairs(ch: Channels, rows: list[int], negatives: int = 10) -> tuple[Array, A
     return np.array(b), np.array(s), np.array(y), np.array(w)
 
 
+def _all_pairs(pools: list[Channels], rows: list[int]) -> tuple[Array, Array, Array, Array]:
+    """_pairs over every pool, joined: one fit serves all pool sizes."""
+    parts = [_pairs(ch, rows) for ch in pools]
+    b, s, y, w = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    return b, s, y, w
+
+
 Fusion = Callable[[Array, Array], Array]
 
 
 def fit_noisy_or(pools: list[Channels], rows: list[int]) -> tuple[Fusion, dict[str, float]]:
-    parts = [_pairs(ch, rows) for ch in pools]
-    b, s, y, w = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    b, s, y, w = _all_pairs(pools, rows)
     beta_b = _logistic(b[:, None], y, w)
     beta_s = _logistic(s[:, None], y, w)
 
@@ -122,8 +128,7 @@ def fit_noisy_or(pools: list[Channels], rows: list[int]) -> tuple[Fusion, dict[s
 
 
 def fit_logistic(pools: list[Channels], rows: list[int]) -> tuple[Fusion, dict[str, float]]:
-    parts = [_pairs(ch, rows) for ch in pools]
-    b, s, y, w = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    b, s, y, w = _all_pairs(pools, rows)
     beta = _logistic(np.stack([b, s], axis=1), y, w)
 
     def fused(bm: Array, sem: Array) -> Array:

@@ -38,7 +38,6 @@ class RejectedRequest:
     """A request whose params could not be read: answered with `error`, never handled."""
 
     id: int | str
-    method: str
     error: JsonRpcException
 
 
@@ -58,7 +57,7 @@ class SkillsProtocol(LanguageServerProtocol):
             if isinstance(request_id, (int, str)) and isinstance(method, str):
                 if not isinstance(error, JsonRpcInvalidParams):
                     error = JsonRpcInvalidParams()
-                return RejectedRequest(request_id, method, error)
+                return RejectedRequest(request_id, error)
             raise  # a notification or a response: nobody waits for an answer
 
     def handle_message(self, message: Any) -> None:

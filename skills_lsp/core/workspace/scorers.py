@@ -14,7 +14,10 @@ from skills_lsp.core.routing.scorer import SCORERS, ScorerName, prepare
 from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
 from skills_lsp.core.rules.check import default_cache_dir
 
-PREPARE_ALL_UP_TO = 2000  # skills: below this, building every scorer takes about a second
+# Skills: below this every scorer is built, so that hovers compare them all. Cheap but for the
+# embedding scorers, whose first build embeds every skill (about 13 ms each with minilm, in the
+# indexing thread; cached on disk afterwards).
+PREPARE_ALL_UP_TO = 2000
 FALLBACK: ScorerName = "bm25f"  # what routing tests use when the configured scorer's extra is missing
 
 
@@ -36,8 +39,8 @@ def default_scorer(config: Config, index: SkillIndex) -> ScorerName:
     if config.profile is not None:
         lexical = config.profile in LEXICAL_PROFILES
     else:
-        kinds = {doc.kind for doc in index}
-        lexical = kinds == {FileKind.FLAT_SKILL}
+        # Stops at the first other kind: a SKILL.md workspace answers at once, not after 20,000.
+        lexical = len(index) > 0 and all(doc.kind is FileKind.FLAT_SKILL for doc in index)
     if lexical:
         return "lexical"
     return "hybrid" if SCORERS["hybrid"].available() else FALLBACK
