@@ -2,8 +2,9 @@
 
 - `load_adk_skills` / `load_adk_skills_report`: `google.adk.skills.Skill` objects for ADK's own
   `SkillToolset`, discovered, parsed and validated by skills-lsp's core.
-- `run_script`: a skill's `scripts/` file run in a subprocess with a timeout, capped output and a
-  scrubbed environment.
+- `run_script`: a skill's `scripts/` file run in a subprocess with a timeout, capped output, a
+  scrubbed environment and the strongest sandbox layer that works here (`process_isolation()`:
+  bubblewrap, unprivileged namespaces, or none with a warning).
 - `skill_tools`: the on-demand tools `use_skill` (with the `<available_skills>` catalog),
   `read_reference` and `run_script`; errors come back as `{"error": ...}` results.
 - `SkillInjectorPlugin`: the core's prompt injection on each user message.
@@ -35,7 +36,15 @@ from skills_lsp.adk.loader import (
     load_adk_skills_report,
 )
 from skills_lsp.adk.plugin import Injection, SkillInjectorPlugin
-from skills_lsp.adk.sandbox import PathRefused, ScriptRefused, ScriptResult, run_script
+from skills_lsp.adk.sandbox import (
+    Isolation,
+    Limits,
+    PathRefused,
+    ScriptRefused,
+    ScriptResult,
+    process_isolation,
+    run_script,
+)
 from skills_lsp.adk.shell import DEFAULT_COMMANDS, ShellRefused, SkillsShellTool, parse_command
 from skills_lsp.adk.tools import (
     ReadReferenceTool,
@@ -54,6 +63,8 @@ __all__ = [
     "AdkLoadReport",
     "AdkToolRegistry",
     "Injection",
+    "Isolation",
+    "Limits",
     "PathRefused",
     "ReadReferenceTool",
     "RunScriptTool",
@@ -76,6 +87,7 @@ __all__ = [
     "load_adk_skills",
     "load_adk_skills_report",
     "parse_command",
+    "process_isolation",
     "run_script",
     "safe_name",
     "skill_agent",

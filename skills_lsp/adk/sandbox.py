@@ -2,17 +2,16 @@
 arguments as a list (never a shell), a timeout that kills the whole process group, output capped
 per stream, and a scrubbed environment.
 
-This contains mistakes and casual prompt injection; it is not an OS sandbox (the script runs as
-the current user and can read what the user can read). Where Linux lets an unprivileged user
-create namespaces (`unshare`), each script also runs in its own PID namespace with its own /proc,
-so it cannot read the agent process's environment through /proc/<pid>/environ; `process_isolation()`
-says whether that is in effect.
+Each run also goes through the strongest isolation layer that works on the machine
+(`skills_lsp.adk.isolation`: bubblewrap, then unprivileged namespaces, then containment only):
+read-only system and skill folder, a private /tmp as HOME, no other host paths, no network unless
+`allow_network=True`, CPU/memory/process limits. Results name the layer (`isolation`) and carry a
+warning when there is none; `process_isolation()` says which layer is in effect.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import selectors
 import shutil
@@ -24,6 +23,33 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from skills_lsp.adk.isolation import (
+    DEFAULT_LIMITS,
+    SCRATCH,
+    Isolation,
+    Jail,
+    Limits,
+    SandboxUnavailable,
+    choose_layer,
+    collect_outputs,
+    describe,
+    prepare_workdir,
+    process_isolation,
+    sandboxed,
+)
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Isolation",
+    "Limits",
+    "PathRefused",
+    "ScriptRefused",
+    "ScriptResult",
+    "process_isolation",
+    "run_command",
+    "run_script",
+]
 
 # Names always passed through from the parent environment (HOME and TMPDIR are replaced).
 BASE_ENV = ("PATH", "LANG", "LC_ALL")
@@ -43,6 +69,8 @@ class ScriptResult:
     returncode: int | None  # None when the script was killed before it exited on its own
     timed_out: bool = False
     truncated: bool = False  # stdout or stderr was cut at max_output bytes
+    isolation: str = "none"  # the layer the script ran in: bubblewrap, namespaces or none
+    warning: str | None = None  # set when the layer gives no OS isolation
 
 
 def _interpreter(path: Path) -> list[str]:
@@ -145,8 +173,16 @@ def run_script(
     timeout: float = 30.0,
     max_output: int = 64_000,
     env_allow: Iterable[str] = (),
+    outputs: Path | None = None,
+    allow_network: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    sandbox: str | None = None,
 ) -> ScriptResult:
     """Run `skill_dir/scripts/<script>` with `args`; ScriptRefused if it may not run.
+
+    `outputs` names a folder the script may write (created if missing); `allow_network` lets it
+    reach the network; `limits` bound CPU, memory, processes and files; `sandbox` forces a layer
+    (bubblewrap, namespaces, none; default: the strongest that works, or $SKILLS_LSP_SANDBOX).
 
     The timeout covers the whole run; on expiry the script's process group is killed
     (SIGKILL) and `timed_out` is set. Each of stdout and stderr keeps at most `max_output` bytes
@@ -157,27 +193,17 @@ def run_script(
     skill_dir = Path(skill_dir)
     path = resolve_script(skill_dir, script)
     command = [*_interpreter(path), str(path), *arg_list]
-    return run_command(command, skill_dir, timeout=timeout, max_output=max_output, env_allow=env_allow)
-
-
-@functools.cache
-def process_isolation() -> tuple[str, ...]:
-    """The `unshare` prefix that gives a command its own user and PID namespace and /proc, or ()
-    where the system does not allow it (not Linux, no util-linux, namespaces disabled)."""
-    unshare = shutil.which("unshare") if sys.platform.startswith("linux") else None
-    if unshare is None:
-        return ()
-    prefix = (unshare, "--user", "--map-root-user", "--pid", "--fork", "--mount-proc", "--kill-child")
-    try:
-        probe = subprocess.run(
-            [*prefix, "/bin/sh", "-c", "test ! -e /proc/$PPID/environ || test $PPID -le 1"],
-            capture_output=True,
-            timeout=10,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    return prefix if probe.returncode == 0 else ()
+    return run_command(
+        command,
+        skill_dir,
+        timeout=timeout,
+        max_output=max_output,
+        env_allow=env_allow,
+        outputs=outputs,
+        allow_network=allow_network,
+        limits=limits,
+        sandbox=sandbox,
+    )
 
 
 def run_command(
@@ -187,14 +213,34 @@ def run_command(
     timeout: float = 30.0,
     max_output: int = 64_000,
     env_allow: Iterable[str] = (),
+    read_only: Sequence[Path] = (),
+    outputs: Path | None = None,
+    allow_network: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    sandbox: str | None = None,
 ) -> ScriptResult:
-    """Run `command` (an argument list, never a shell) in `cwd` with the timeout, output caps and
-    scrubbed environment described in `run_script`; the checks of what may run are the caller's."""
+    """Run `command` (an argument list, never a shell) in `cwd` with the timeout, output caps,
+    scrubbed environment and isolation described in `run_script`; `cwd` and `read_only` are the
+    host folders it may read. The checks of what may run are the caller's."""
+    try:
+        layer = choose_layer(sandbox)
+    except SandboxUnavailable as exc:
+        raise ScriptRefused(str(exc)) from None
+    if outputs is not None:
+        outputs = Path(outputs)
+        outputs.mkdir(parents=True, exist_ok=True)
+    jail = Jail(Path(cwd), tuple(Path(p) for p in read_only), outputs, allow_network, limits, timeout)
     with tempfile.TemporaryDirectory(prefix="skills-lsp-script-") as home:
+        workdir = Path(home)
+        prepare_workdir(workdir, jail)
+        try:
+            argv = sandboxed(layer, command, jail, workdir)
+        except SandboxUnavailable as exc:
+            raise ScriptRefused(str(exc)) from None
         proc = subprocess.Popen(
-            [*process_isolation(), *command],
+            argv,
             cwd=cwd,
-            env=scrubbed_env(home, env_allow),
+            env=scrubbed_env(home if layer == "none" else SCRATCH, env_allow),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -239,10 +285,14 @@ def run_command(
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+        collect_outputs(workdir, jail)
+    isolation = describe(layer, allow_network)
     return ScriptResult(
         stdout=buffers["stdout"].decode("utf-8", "replace"),
         stderr=buffers["stderr"].decode("utf-8", "replace"),
         returncode=returncode,
         timed_out=timed_out,
         truncated=truncated,
+        isolation=isolation.layer,
+        warning=isolation.warning,
     )

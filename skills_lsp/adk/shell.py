@@ -10,7 +10,8 @@ A command line is split like a POSIX shell would (`shlex`), but never run by one
   `/`) must resolve, symlinks followed, inside the real skills root; `..` segments are refused;
 - it runs in the skills root with the sandbox's timeout, output caps and scrubbed environment.
 
-Like `run_script`, this contains mistakes and casual prompt injection; it is not an OS sandbox.
+Like `run_script`, each command runs in the strongest isolation layer that works on the machine
+(`skills_lsp.adk.isolation`); the root and the other trees it may reach are mounted read-only.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from skills_lsp.adk.sandbox import ScriptRefused, run_command
+from skills_lsp.adk.sandbox import DEFAULT_LIMITS, Limits, ScriptRefused, run_command
 
 DEFAULT_COMMANDS = ("ls", "cat", "head", "tail", "grep", "find", "wc", "python", "python3")
 
@@ -160,6 +161,8 @@ class SkillsShellTool(BaseTool):
         max_output: int = 64_000,
         env_allow: Iterable[str] = (),
         name: str = "shell",
+        limits: Limits = DEFAULT_LIMITS,
+        sandbox: str | None = None,
     ) -> None:
         self.commands = tuple(commands)
         super().__init__(
@@ -174,6 +177,8 @@ class SkillsShellTool(BaseTool):
         self.timeout = timeout
         self.max_output = max_output
         self.env_allow = tuple(env_allow)
+        self.limits = limits
+        self.sandbox = sandbox  # a layer to insist on; None: the strongest that works here
 
     def _get_declaration(self) -> types.FunctionDeclaration:
         return types.FunctionDeclaration(
@@ -219,6 +224,9 @@ class SkillsShellTool(BaseTool):
                 timeout=self.timeout,
                 max_output=self.max_output,
                 env_allow=self.env_allow,
+                read_only=extra_roots,
+                limits=self.limits,
+                sandbox=self.sandbox,
             )
         except ScriptRefused as exc:
             return {"error": self._hide_root(str(exc), root)}
@@ -231,7 +239,10 @@ class SkillsShellTool(BaseTool):
             "stderr": self._hide_root(result.stderr, root),
             "timed_out": result.timed_out,
             "truncated": result.truncated,
+            "isolation": result.isolation,
         }
+        if result.warning:
+            response["warning"] = result.warning
         if result.timed_out:
             response["error"] = f"Command timed out after {self.timeout:g} s and was killed."
         return response

@@ -23,7 +23,7 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from skills_lsp.adk.loader import load_adk_skills_report
-from skills_lsp.adk.sandbox import ScriptRefused, resolve_skill_file
+from skills_lsp.adk.sandbox import DEFAULT_LIMITS, Limits, ScriptRefused, resolve_skill_file
 from skills_lsp.adk.sandbox import run_script as sandbox_run_script
 from skills_lsp.core.engine.catalog import SkillCatalog, skill_directory
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, read_workspace_document
@@ -188,6 +188,10 @@ class RunScriptTool(_SkillTool):
         timeout: float = 30.0,
         max_output: int = 64_000,
         env_allow: Iterable[str] = (),
+        outputs: Path | None = None,
+        allow_network: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
+        sandbox: str | None = None,
     ) -> None:
         super().__init__(
             "run_script",
@@ -198,6 +202,11 @@ class RunScriptTool(_SkillTool):
         self.timeout = timeout
         self.max_output = max_output
         self.env_allow = tuple(env_allow)
+        # Set by whoever builds the agent, never by the model: where scripts may write, the network.
+        self.outputs = outputs
+        self.allow_network = allow_network
+        self.limits = limits
+        self.sandbox = sandbox
 
     def _get_declaration(self) -> types.FunctionDeclaration:
         return self._declare(
@@ -233,6 +242,10 @@ class RunScriptTool(_SkillTool):
                 timeout=self.timeout,
                 max_output=self.max_output,
                 env_allow=self.env_allow,
+                outputs=self.outputs,
+                allow_network=self.allow_network,
+                limits=self.limits,
+                sandbox=self.sandbox,
             )
         except ScriptRefused as exc:
             return _error(str(exc))
@@ -246,7 +259,10 @@ class RunScriptTool(_SkillTool):
             "stderr": result.stderr,
             "timed_out": result.timed_out,
             "truncated": result.truncated,
+            "isolation": result.isolation,
         }
+        if result.warning:
+            response["warning"] = result.warning
         if result.timed_out:
             response["error"] = f"Script {script!r} timed out after {self.timeout:g} s and was killed."
         return response
@@ -261,11 +277,27 @@ def skill_tools(
     max_output: int = 64_000,
     env_allow: Iterable[str] = (),
     max_reference_chars: int = DEFAULT_MAX_REFERENCE_CHARS,
+    outputs: Path | None = None,
+    allow_network: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    sandbox: str | None = None,
 ) -> list[BaseTool]:
     """`use_skill`, `read_reference` and (unless `scripts=False`) `run_script` over the skills of
-    `source`: a `SkillIndex`, or skill roots loaded as `load_adk_skills_report` does."""
+    `source`: a `SkillIndex`, or skill roots loaded as `load_adk_skills_report` does. `outputs`,
+    `allow_network`, `limits` and `sandbox` configure the script sandbox (see `run_script`)."""
     index = skill_index(source, profile)
     tools: list[BaseTool] = [UseSkillTool(index), ReadReferenceTool(index, max_reference_chars)]
     if scripts:
-        tools.append(RunScriptTool(index, timeout=timeout, max_output=max_output, env_allow=env_allow))
+        tools.append(
+            RunScriptTool(
+                index,
+                timeout=timeout,
+                max_output=max_output,
+                env_allow=env_allow,
+                outputs=outputs,
+                allow_network=allow_network,
+                limits=limits,
+                sandbox=sandbox,
+            )
+        )
     return tools

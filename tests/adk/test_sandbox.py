@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -54,8 +53,15 @@ def skill(tmp_path: Path) -> Path:
 
 def test_runs_python_with_list_args_in_the_skill_dir(skill: Path) -> None:
     result = run_script(skill, "echo.py", ["a b", "$(whoami)", ";", "|", "`id`"])
+    layer = process_isolation()
     assert result == ScriptResult(
-        stdout=f"a b $(whoami) ; | `id`\n{skill}\n", stderr="", returncode=0, timed_out=False, truncated=False
+        stdout=f"a b $(whoami) ; | `id`\n{skill}\n",
+        stderr="",
+        returncode=0,
+        timed_out=False,
+        truncated=False,
+        isolation=layer.layer,
+        warning=layer.warning,
     )
 
 
@@ -173,8 +179,12 @@ def test_environment_is_scrubbed_and_home_is_private(skill: Path, monkeypatch: p
     names = result.stdout.splitlines()[1]
     assert "ALLOWED_SETTING" in names and "MY_SECRET_TOKEN" not in names
     home = result.stdout.splitlines()[2].removeprefix("HOME=")
-    assert home != os.environ.get("HOME") and "skills-lsp-script-" in home
-    assert not Path(home).exists()  # removed after the run
+    assert home != os.environ.get("HOME")
+    if result.isolation == "none":
+        assert "skills-lsp-script-" in home
+        assert not Path(home).exists()  # removed after the run
+    else:
+        assert home == "/tmp"  # the sandbox's own tmpfs, gone with it
 
 
 def test_scrubbed_env_keeps_only_the_base_names(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,37 +210,4 @@ def test_nonzero_exit_is_reported(skill: Path) -> None:
     assert (result.returncode, result.stderr, result.timed_out) == (3, "bad", False)
 
 
-# A script that looks for the secret in every process environment it can see, and proves it can
-# read one (its own) so that "not found" means something.
-_PROC_SCAN = """import os
-found, readable = [], 0
-for pid in filter(str.isdigit, os.listdir('/proc')):
-    try:
-        data = open(f'/proc/{pid}/environ', 'rb').read()
-    except OSError:
-        continue
-    readable += 1
-    if b'SECRET_MARK' in data:
-        found.append(pid)
-print('found', found, 'readable', readable)
-"""
-
-_HOST = """import sys
-from pathlib import Path
-from skills_lsp.adk.sandbox import run_script
-result = run_script(Path(sys.argv[1]), 'scan.py', [])
-print(result.stdout, end='')
-"""
-
-
-@pytest.mark.skipif(not process_isolation(), reason="this system does not let unshare make namespaces")
-def test_script_cannot_read_the_agent_process_environment(skill: Path) -> None:
-    # The agent process has the secret in its own environment (set at exec, so /proc shows it).
-    (skill / "scripts" / "scan.py").write_text(_PROC_SCAN.replace("SECRET_MARK", SECRET))
-    env = {**os.environ, "MY_SECRET_TOKEN": SECRET}
-    host = subprocess.run(
-        [sys.executable, "-c", _HOST, str(skill)], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert host.returncode == 0, host.stderr
-    assert host.stdout.startswith("found [] readable "), host.stdout
-    assert int(host.stdout.split()[-1]) >= 1  # it could read /proc environments: just not the agent's
+# Reading the agent's environment through /proc, per sandbox layer: test_isolation.py.
