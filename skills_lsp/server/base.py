@@ -5,6 +5,7 @@ the features (and `app`, which registers them) sit above it."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -63,6 +64,7 @@ class SkillsLanguageServer(LanguageServer):
         super().__init__("skills-lsp", __version__, protocol_cls=SkillsProtocol)
         self.state = State()
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[object]] = set()  # deferred actions still running
         self._snapshots: dict[str, Snapshot] = {}
 
     def snapshot(self, uri: str) -> Snapshot | None:
@@ -102,13 +104,21 @@ class SkillsLanguageServer(LanguageServer):
         if handle is not None:
             handle.cancel()
 
+    def _finished(self, key: str, task: asyncio.Task[object]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("deferred %s failed", key, exc_info=task.exception())
+
     def later(self, key: str, delay: float, action: Callable[[], object]) -> None:
         """Run `action` once, `delay` seconds after the last call with this key (a burst of edits
-        costs one run). Outside the event loop (unit use) it runs at once."""
+        costs one run); a coroutine it returns runs as a task. Outside the event loop (unit use)
+        it runs at once."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            action()
+            outcome = action()
+            if inspect.iscoroutine(outcome):
+                asyncio.run(outcome)
             return
         handle = self._timers.pop(key, None)
         if handle is not None:
@@ -117,9 +127,14 @@ class SkillsLanguageServer(LanguageServer):
         def run() -> None:
             self._timers.pop(key, None)
             try:
-                action()
+                outcome = action()
             except Exception:  # one failing action must not stop the others
                 log.exception("deferred %s failed", key)
+                return
+            if inspect.iscoroutine(outcome):  # an action that steps aside for the event loop
+                task = loop.create_task(outcome)
+                self._tasks.add(task)
+                task.add_done_callback(lambda done: self._finished(key, done))
 
         self._timers[key] = loop.call_later(delay, run)
 

@@ -64,7 +64,9 @@ def register(server: SkillsLanguageServer) -> None:
         return lenses
 
     @server.feature(types.CODE_LENS_RESOLVE)
-    def resolve(ls: SkillsLanguageServer, lens: types.CodeLens) -> types.CodeLens:
+    async def resolve(ls: SkillsLanguageServer, lens: types.CodeLens) -> types.CodeLens:
+        # Async so that scoring every test query (seconds with an embedding scorer) steps aside
+        # for the event loop: a $/cancelRequest then ends the request with RequestCancelled.
         if lens.command is not None or not isinstance(lens.data, dict):
             return lens
         data: dict[str, Any] = lens.data
@@ -73,7 +75,7 @@ def register(server: SkillsLanguageServer) -> None:
         if folder is None:
             lens.command = types.Command("(workspace not indexed)", "")
             return lens
-        results = folder.results()
+        results = await folder.results_async()
         if "case" in data:
             index = int(data["case"])
             if index < len(results):

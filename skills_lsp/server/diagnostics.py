@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.server.base import SkillsLanguageServer
+from skills_lsp.server.folder import FileRole
 
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
@@ -50,9 +51,18 @@ def client_pulls(ls: SkillsLanguageServer) -> bool:
     return ls.capability("text_document.diagnostic") is not None
 
 
-def publish(ls: SkillsLanguageServer, uri: str) -> None:
+async def settle(ls: SkillsLanguageServer, uri: str) -> None:
+    """Score the test queries a queries file's diagnostics report, in steps that leave the event
+    loop free for other requests (and for a cancel of this one)."""
+    snapshot = ls.snapshot(uri)
+    if snapshot is not None and snapshot.role is FileRole.QUERIES:
+        await snapshot.folder.results_async()
+
+
+async def publish(ls: SkillsLanguageServer, uri: str) -> None:
     if client_pulls(ls):
         return
+    await settle(ls, uri)
     document = ls.workspace.get_text_document(uri)
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(
@@ -90,9 +100,10 @@ def register(server: SkillsLanguageServer) -> None:
             identifier="skills-lsp", inter_file_dependencies=True, workspace_diagnostics=False
         ),
     )
-    def pull(
+    async def pull(
         ls: SkillsLanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
+        await settle(ls, params.text_document.uri)
         items = diagnostics_for(ls, params.text_document.uri)
         result_id = hashlib.sha1(repr([(d.code, d.range, d.message) for d in items]).encode()).hexdigest()
         if params.previous_result_id == result_id:

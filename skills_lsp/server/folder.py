@@ -3,8 +3,10 @@ index, tool manifest and test queries, and the role each of its files plays."""
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,12 +18,15 @@ from skills_lsp.core.files.discovery import is_convention_file, kind_of
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
-from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_file, run_cases
-from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers
+from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_file, run_case
+from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, select_skills
 from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
 from skills_lsp.core.workspace.settings import load_config
+
+# How long a lens or hover request scores test queries before it lets the event loop read a cancel.
+RESULTS_STEP_SECONDS = 0.02
 
 
 class FileRole(enum.Enum):
@@ -84,6 +89,8 @@ class Folder:
     # Why test queries are not scored with the configured scorer (its extra is not installed).
     scorer_problem: str | None = None
     _chosen: ScorerName | None = None  # default_scorer's answer until the folder changes
+    _partial: list[QueryResult] = field(default_factory=list)  # results so far, in case order
+    _scoring: str | None = None  # the scorer `_partial` was made with (chosen, or the fallback)
 
     @property
     def scorer(self) -> str:
@@ -108,18 +115,48 @@ class Folder:
 
     def results(self) -> list[QueryResult]:
         """Every test query's result, computed once per change of the index or the queries."""
-        if self._results is None:
-            chosen = self.chosen_scorer()
-            try:
-                self._results = run_cases(self.index, self.cases, scorer=chosen)
-                self.scorer_problem = None
-            except ScorerUnavailable as error:
-                self.scorer_problem = f"scorer {chosen!r} is not available here: {error}"
-                self._results = run_cases(self.index, self.cases, scorer=FALLBACK)
+        while not self.advance_results():
+            pass
+        assert self._results is not None
         return self._results
+
+    async def results_async(self, step_seconds: float = RESULTS_STEP_SECONDS) -> list[QueryResult]:
+        """`results()` in steps of about `step_seconds`, yielding to the event loop between them so
+        a `$/cancelRequest` is read and honoured (the request's task is cancelled at the next
+        step). The queries scored before a cancel are kept for the next request."""
+        while not self.advance_results(step_seconds):
+            await asyncio.sleep(0)
+        assert self._results is not None
+        return self._results
+
+    def advance_results(self, seconds: float = float("inf")) -> bool:
+        """Score further test queries for up to `seconds`; True once every one is scored."""
+        if self._results is not None:
+            return True
+        deadline = time.monotonic() + seconds
+        if self._scoring is None:
+            self._scoring = self.chosen_scorer()
+        while len(self._partial) < len(self.cases):
+            case = self.cases[len(self._partial)]
+            try:
+                self._partial.append(run_case(self.index, case, select_skills, self._scoring))
+            except ScorerUnavailable as error:
+                # The configured scorer's extra is missing: every query with the fallback instead.
+                self.scorer_problem = f"scorer {self._scoring!r} is not available here: {error}"
+                self._scoring = FALLBACK
+                self._partial.clear()
+                continue
+            if time.monotonic() >= deadline:
+                return False
+        if self._scoring == self.chosen_scorer():
+            self.scorer_problem = None
+        self._results, self._partial = self._partial, []
+        return True
 
     def changed(self) -> None:
         self._results = None
+        self._partial = []
+        self._scoring = None
         self._chosen = None
 
     def role(self, path: Path) -> FileRole:

@@ -6,14 +6,15 @@ from lsprotocol import types
 
 from skills_lsp.core.assist.hover import hover_text
 from skills_lsp.core.model import Position, Range
-from skills_lsp.core.routing.queries import expecting, explain_case
+from skills_lsp.core.routing.queries import QueryResult, expecting, explain_case
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
 
 
 def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: SkillsLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: SkillsLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        # Async: hovers that show test-query results score them in steps a cancel can interrupt.
         snapshot = ls.snapshot(params.text_document.uri)
         if snapshot is None:
             return None
@@ -23,6 +24,7 @@ def register(server: SkillsLanguageServer) -> None:
         if role is FileRole.QUERIES:
             for case in folder.cases:
                 if case.range.start.line <= position.line <= case.range.end.line:
+                    await folder.results_async()  # settles the scorer (or its fallback)
                     text = explain_case(folder.index, case, scorer=folder.scorer, compare=folder.comparable())
                     if folder.scorer_problem:
                         text += f"\n\n_{folder.scorer_problem}; shown with {folder.scorer}._"
@@ -34,7 +36,8 @@ def register(server: SkillsLanguageServer) -> None:
             found = hover_text(doc, position, profile, folder.manifest.registry)
             name = doc.get("name")
             if found is None and name is not None and _inside(name.value.range, position):
-                found = _name_hover(folder, str(name.value.value)), name.value.range
+                results = await folder.results_async()
+                found = _name_hover(results, str(name.value.value)), name.value.range
         if found is None:
             return None
         text, rng = found
@@ -48,8 +51,8 @@ def _inside(rng: Range, position: Position) -> bool:
     return rng.start <= position <= rng.end
 
 
-def _name_hover(folder: object, name: str) -> str:
-    results = expecting(folder.results(), name)  # type: ignore[attr-defined]
+def _name_hover(every: list[QueryResult], name: str) -> str:
+    results = expecting(every, name)
     if not results:
         return f"**{name}**\n\nNo test query expects this skill."
     lines = [f"**{name}**: {sum(r.passed for r in results)} of {len(results)} test queries pass", ""]

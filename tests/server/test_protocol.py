@@ -4,6 +4,7 @@ and the server keeps running (server/protocol.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,3 +74,60 @@ def test_a_notification_before_initialize_is_dropped_and_the_server_goes_on(raw:
     answers = raw.answers(2)
     assert [a["id"] for a in answers] == [None, 1]
     assert answers[0]["error"]["code"] == -32700 and "result" in answers[1]
+
+
+def _slow_workspace(root: Path, skills: int = 400, queries: int = 1900) -> Path:
+    """A workspace whose test queries take seconds to score: enough for a cancel to arrive (1,900
+    cases stay under the query file's 10,000-node limit)."""
+    for i in range(skills):
+        folder = root / "skills" / f"skill-{i}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i}\ndescription: Handle task {i} for reports, tables and files {i}.\n---\n"
+            f"# Skill {i}\n\nSteps for task {i}.\n",
+            encoding="utf-8",
+        )
+    cases = "cases:\n" + "".join(
+        f"  - query: prepare the report for task {i % skills} please\n    expect: skill-{i % skills}\n"
+        for i in range(queries)
+    )
+    path = root / "skill-queries.yaml"
+    path.write_text(cases, encoding="utf-8")
+    (root / "skills-lsp.toml").write_text('scorer = "bm25f"\n', encoding="utf-8")
+    return path
+
+
+def test_a_cancelled_long_request_ends_with_request_cancelled_and_its_work_is_kept(
+    raw: RawClient, tmp_path: Path
+) -> None:
+    queries = _slow_workspace(tmp_path).as_uri()
+    raw.send(
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}},
+        }
+    )
+    raw.send({"method": "initialized", "params": {}})
+    raw.answers(1)
+    lens_list = {"method": "textDocument/codeLens", "params": {"textDocument": {"uri": queries}}}
+    for attempt in range(2, 200):  # until the folder is indexed and the lenses are listed
+        raw.send({"id": attempt, **lens_list})
+        (answer,) = [m for m in raw.answers(attempt) if m.get("id") == attempt]
+        if answer.get("result"):
+            break
+    else:
+        raise AssertionError("the queries file never got lenses")
+    resolve = {
+        "method": "codeLens/resolve",
+        "params": {"range": answer["result"][0]["range"], "data": {"uri": queries, "case": 0}},
+    }
+    raw.send({"id": 500, **resolve})
+    raw.send({"method": "$/cancelRequest", "params": {"id": 500}})
+    cancelled = [m for m in raw.answers(attempt + 1, timeout=60) if m.get("id") == 500]
+    assert len(cancelled) == 1, cancelled
+    assert cancelled[0]["error"]["code"] == -32800, cancelled  # RequestCancelled
+    raw.send({"id": 501, **resolve})  # the same request, not cancelled: answered with the score
+    (done,) = [m for m in raw.answers(attempt + 2, timeout=120) if m.get("id") == 501]
+    assert done["result"]["command"]["title"].startswith("✓ skill-0 ("), done
+    assert raw.process.poll() is None
