@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_cli as cli
 
 from skills_lsp.cli import main
 from skills_lsp.core.rules import RULES
@@ -66,17 +67,6 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, 
 
 def error_text(result: CallToolResult) -> str:
     return " ".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
-def cli(*argv: str, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
 
 
 async def test_the_server_lists_its_read_only_tools(workspace: Path) -> None:
