@@ -83,7 +83,7 @@ def test_claude_code_keys_are_not_reported_in_a_claude_skills_folder(tmp_path: P
     assert reported == set(CLAUDE_KEYS) - {"allowed-tools"}
 
 
-def test_the_cli_finds_and_judges_every_runtime_folder(tmp_path: Path) -> None:
+def test_discovery_finds_the_codex_and_gemini_skill_folders(tmp_path: Path) -> None:
     write(tmp_path / ".gemini" / "skills" / "g" / "SKILL.md", "name: g", "description: Use when testing g.")
     write(tmp_path / ".codex" / "skills" / "c" / "SKILL.md", "name: c", "description: Use when testing c.")
     found = {Path(f.path).relative_to(tmp_path).as_posix(): f.kind for f in discover_workspace(tmp_path)}
