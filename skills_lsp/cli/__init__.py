@@ -1,6 +1,7 @@
 """`skills-lsp`: the command line. One module per command group registers its commands on the
 parser: `check` (check, rules, rule, init), `engine` (index, select, prompt), `routing` (test,
-eval), `registry` (registry export); `serve` hands over to the language server's own parser."""
+eval), `registry` (registry export), `mcp_server` (mcp); `serve` hands over to the language
+server's own parser."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from skills_lsp._version import __version__
-from skills_lsp.cli import check, engine, registry, routing
+from skills_lsp.cli import check, engine, mcp_server, registry, routing
 from skills_lsp.cli.common import UsageError, printable
 from skills_lsp.core.errors import ScorerUnavailable
 
-COMMAND_GROUPS = (check, engine, routing, registry)
+COMMAND_GROUPS = (check, engine, routing, registry, mcp_server)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -15,10 +13,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from helpers import run_cli as run
 
 pytest.importorskip("google.adk")
 
-from skills_lsp.cli import main
 from skills_lsp.core.workspace.settings import load_tool_manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -102,17 +100,6 @@ def agent_module(tmp_path: Path) -> Iterator[str]:
     yield name
     sys.path[:] = old_path
     sys.modules.pop(name, None)
-
-
-def run(*argv: str, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_export_an_agent_tree_to_stdout(tmp_path: Path, agent_module: str) -> None:

@@ -139,17 +139,29 @@ CLEAN: dict[str, tuple[str, str]] = {
                                      body="Do it.\n")),
     "adk-rust": (".skills/x.md", fm("name: Any Name 🚀", "description: Use when testing.", "tags:", "  - a",
                                     "trigger: true", "allowed-tools:", "  - Read", body="Do it.\n")),
-    "claude-code": ("my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.",
-                                            "context: fork", "allowed-tools:", "  - Read", body="Do it.\n")),
+    # Every key issue 17 names as falsely reported, in a Claude Code skills folder.
+    "claude-code": (".claude/skills/my-skill/SKILL.md",
+                    fm("name: my-skill", "description: Use when testing.", "context: fork", "agent: Explore",
+                       "model: sonnet", "user-invocable: false", "paths:", '  - "src/**/*.ts"', "hooks:",
+                       "  PreToolUse:", "    - matcher: Bash", "allowed-tools:", "  - Read",
+                       body="Do it.\n")),
+    "codex": (".codex/skills/my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.",
+                                                    "license: MIT", body="Do it.\n")),
+    "gemini-cli": (".gemini/skills/my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.",
+                                                          "compatibility: Requires git", body="Do it.\n")),
+    "vscode-copilot": (".github/skills/my-skill/SKILL.md",
+                       fm("name: my-skill", "description: Use when testing.", "argument-hint: '[file]'",
+                          "user-invocable: true", "disable-model-invocation: false", "context: fork",
+                          body="Do it.\n")),
     "adk": ("my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.", "metadata:",
                                     "  adk_inject_state: true", body="Do it with {var}.\n")),
     "convention": ("AGENTS.md", "# Agents 🚀\n\nRun `make test` before committing.\n"),
 }
 
 
-# Each profile given explicitly, and the layout defaults (profile=None).
-_CLEAN_RUNS = [(p, True) for p in sorted(CLEAN)] + [(p, False) for p in ("adk-rust", "agentskills",
-                                                                          "convention")]
+# Each profile given explicitly, and the defaults (profile=None) of each file's layout or runtime folder.
+_DEFAULTED = [p for p in sorted(CLEAN) if p not in ("skills-ref", "adk")]  # chosen only explicitly
+_CLEAN_RUNS = [(p, True) for p in sorted(CLEAN)] + [(p, False) for p in _DEFAULTED]
 
 
 @pytest.mark.parametrize(("profile", "explicit"), _CLEAN_RUNS, ids=[f"{p}-{'explicit' if e else 'default'}"

@@ -110,3 +110,37 @@ async def test_a_skill_no_query_expects(client: LanguageClient, workspace: Path)
 async def test_the_body_has_no_hover(client: LanguageClient, workspace: Path) -> None:
     async with opened(client, workspace / "skills" / "pdf-form-filling" / "SKILL.md") as doc:
         assert await hover(client, doc, doc.position("# Filling PDF forms", after=4)) is None
+
+
+async def test_a_key_shows_which_runtimes_accept_or_warn(client: LanguageClient, workspace: Path) -> None:
+    name = unique("zz-runtimes")
+    text = f"---\nname: {name}\ndescription: Forks. Use when forking.\ncontext: fork\nlicense: MIT\n---\n"
+    # In Claude Code's own skills folder the file gets the claude-code profile.
+    async with opened(client, workspace / ".claude" / "skills" / name / "SKILL.md", text) as doc:
+        context = markdown(await hover(client, doc, doc.position("context")))
+        license_ = markdown(await hover(client, doc, doc.position("license", after=2)))
+    assert context.startswith("**context** (claude-code)\n\nClaude Code and VS Code Copilot (experimental")
+    assert context.endswith(
+        "**Runtimes**\n\n"
+        "- ✓ accepts: `claude-code`, `vscode-copilot`\n"
+        "- ⚠ warns (SK401): `agentskills`, `adk-rust`, `adk`, `codex`, `gemini-cli`, `convention`\n"
+        "- ✗ refuses (SK401 is an error): `skills-ref`"
+    )
+    assert (
+        "- ○ accepts, but its runtime's docs do not list it (ignored): "
+        "`claude-code`, `codex`, `gemini-cli`, `vscode-copilot`"
+    ) in license_
+
+
+async def test_a_key_no_profile_knows_is_reported_everywhere(client: LanguageClient, workspace: Path) -> None:
+    name = unique("zz-runtimes")
+    text = f"---\nname: {name}\ndescription: Authors. Use when authoring.\nauthor: me\n---\n"
+    async with opened(client, workspace / ".gemini" / "skills" / name / "SKILL.md", text) as doc:
+        result = await hover(client, doc, doc.position("author:"))
+    assert markdown(result) == (
+        "**author** (gemini-cli)\n\nNot a field of the gemini-cli profile.\n\n**Runtimes**\n\n"
+        "- ⚠ warns (SK401): `agentskills`, `adk-rust`, `claude-code`, `adk`, `codex`, `gemini-cli`, "
+        "`vscode-copilot`, `convention`\n"
+        "- ✗ refuses (SK401 is an error): `skills-ref`"
+    )
+    assert result is not None and result.range == doc.range("author", occurrence=1)

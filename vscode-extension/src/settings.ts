@@ -10,6 +10,9 @@ export const PROFILES = [
   'adk-rust',
   'claude-code',
   'adk',
+  'codex',
+  'gemini-cli',
+  'vscode-copilot',
   'convention',
 ] as const;
 

@@ -1,5 +1,6 @@
-"""Hover text for a frontmatter key (its schema documentation in the file's profile) or an
-`allowed-tools` entry (the tool's manifest description)."""
+"""Hover text for a frontmatter key (its schema documentation in the file's profile and which
+runtimes read, ignore or warn about it) or an `allowed-tools` entry (the tool's manifest
+description)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from skills_lsp.core.parse.allowed_tools import tool_entries, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
 from skills_lsp.core.rules.profiles import Profile
+from skills_lsp.core.rules.runtimes import support_markdown
 
 
 def _contains(rng: Range, position: Position) -> bool:
@@ -18,8 +20,8 @@ def _contains(rng: Range, position: Position) -> bool:
 def hover_text(
     doc: Document, position: Position, profile: Profile, tools: StaticToolRegistry | None
 ) -> tuple[str, Range] | None:
-    """Markdown for a frontmatter key (its schema doc) or an `allowed-tools` entry (the tool's
-    manifest description), with the range it covers."""
+    """Markdown for a frontmatter key (its schema doc, then each profile's verdict on it) or an
+    `allowed-tools` entry (the tool's manifest description), with the range it covers."""
     for pair in doc.pairs:
         if _contains(pair.key.range, position):
             documentation = schema.field_doc(profile.name, pair.name)
@@ -28,7 +30,8 @@ def hover_text(
                 documentation = f"Not a field of the {profile.name} profile" + (
                     f" (it belongs to {known})." if known else "."
                 )
-            return f"**{pair.name}** ({profile.name})\n\n{documentation}", pair.key.range
+            text = f"**{pair.name}** ({profile.name})\n\n{documentation}\n\n{support_markdown(pair.name)}"
+            return text, pair.key.range
     if tools is not None:
         for entry, rng in tool_entries(doc):
             if _contains(rng, position):

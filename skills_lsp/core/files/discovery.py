@@ -44,7 +44,18 @@ _EXTRA_SKIPPED = frozenset(
         ".eggs",
     }
 )
-DEFAULT_AGENT_SKILL_ROOTS = ("", "skills", ".agents/skills", ".claude/skills", ".github/skills", ".skills")
+# Each runtime's own project folder too (Claude Code, Codex, Gemini CLI, Copilot): their skills get
+# their runtime's profile (rules/profiles.LOCATION_PROFILES).
+DEFAULT_AGENT_SKILL_ROOTS = (
+    "",
+    "skills",
+    ".agents/skills",
+    ".claude/skills",
+    ".codex/skills",
+    ".gemini/skills",
+    ".github/skills",
+    ".skills",
+)
 DEFAULT_MAX_DEPTH = 8
 
 

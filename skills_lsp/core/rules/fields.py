@@ -37,7 +37,10 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
     """Each profile allows a fixed set of top-level keys (agentskills.io: `name`, `description`,
     `license`, `compatibility`, `metadata`, `allowed-tools`). skills-ref and claude.ai refuse any
     other key; adk-skill silently ignores it (so a typo such as `allowed_tools` loses the tools).
-    Client-specific data belongs under `metadata`.
+    Client-specific data belongs under `metadata`. A runtime's own keys are allowed in its
+    profile, which a `SKILL.md` in that runtime's skills folder gets by default (`.claude/skills/`
+    claude-code, `.codex/skills/` codex, `.gemini/skills/` gemini-cli, `.github/skills/`
+    vscode-copilot); docs/profiles.md lists which profile accepts which key.
 
     Fixes (both unsafe: what a runtime reads changes): rename a near-miss to the known key; move
     the entry under `metadata`."""

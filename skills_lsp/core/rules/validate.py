@@ -16,7 +16,7 @@ from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, parse_text, read_limited
 from skills_lsp.core.parse.tool_manifest import ToolRegistry
 from skills_lsp.core.rules import RULES, Rule, RuleContext
-from skills_lsp.core.rules.profiles import DEFAULT_PROFILE, Profile, get_profile
+from skills_lsp.core.rules.profiles import Profile, default_profile, get_profile
 from skills_lsp.core.rules.registry import FileProblems, RoutingRun, Target, rule_named
 
 DEFAULT_CONFIG = Config()
@@ -79,11 +79,11 @@ def resolve_profile(
     config: Config = DEFAULT_CONFIG,
 ) -> Profile:
     """The profile for a file: an explicit one, else the config's (global or per glob), else
-    the layout's default."""
+    the default: the runtime's for a `SKILL.md` in its skills folder, else the layout's."""
     if isinstance(profile, Profile):
         return profile
     configured = config.profile_for_path(Path(path)) if config.profile or config.profiles else None
-    name = profile or configured or DEFAULT_PROFILE[kind]
+    name = profile or configured or default_profile(path, kind)
     return get_profile(name)
 
 

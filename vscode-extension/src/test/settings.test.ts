@@ -67,7 +67,17 @@ describe('toServerSettings', () => {
   });
 
   test('every profile the server knows', () => {
-    assert.deepEqual([...PROFILES], ['agentskills', 'skills-ref', 'adk-rust', 'claude-code', 'adk', 'convention']);
+    assert.deepEqual([...PROFILES], [
+      'agentskills',
+      'skills-ref',
+      'adk-rust',
+      'claude-code',
+      'adk',
+      'codex',
+      'gemini-cli',
+      'vscode-copilot',
+      'convention',
+    ]);
     for (const p of PROFILES) {
       assert.equal(toServerSettings({ profile: p }).profile, p);
     }
