@@ -169,7 +169,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     if config.root is None:
         config = replace(config, root=root)
     config = with_settings(config, settings)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
     warm_up(index, config, root)
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
