@@ -47,6 +47,16 @@
 --
 -- (lspconfig calls root_dir for every markdown/yaml buffer; returning nil leaves the buffer
 -- alone. Code lenses then need the refresh autocommand from `codelens_autocmd` below.)
+--
+-- Schemas for yamlls and jsonls (completion and hovers from the project's JSON Schemas in
+-- skill-queries.*, skill-tools.* and evals/evals.json, as the VS Code extension contributes them).
+-- Copy the checkout's schema/ folder to ~/.config/nvim/schemas/skills-lsp/, then:
+--
+--     local schemas = require('skills_lsp').schemas(vim.fn.stdpath('config') .. '/schemas/skills-lsp')
+--     require('lspconfig').yamlls.setup({ settings = { yaml = { schemas = schemas.yaml } } })
+--     require('lspconfig').jsonls.setup({ settings = { json = { schemas = schemas.json } } })
+--
+-- (on 0.11+: vim.lsp.config('yamlls', { settings = { yaml = { schemas = schemas.yaml } } }).)
 
 local M = {}
 
@@ -184,6 +194,25 @@ function M.attach(bufnr)
     clients[root] = id
   end
   vim.lsp.buf_attach_client(bufnr, id)
+end
+
+--- yamlls's `yaml.schemas` and jsonls's `json.schemas` for the schemas in `dir` (the checkout's
+--- schema/ folder, or a copy): the same files and patterns as the VS Code extension's
+--- yamlValidation / jsonValidation.
+function M.schemas(dir)
+  local function uri(name) return vim.uri_from_fname(vim.fn.fnamemodify(dir, ':p') .. name) end
+  local queries, tools = uri('skill-queries.schema.json'), uri('tool-registry.schema.json')
+  return {
+    yaml = {
+      [queries] = { '**/skill-queries.yaml', '**/skill-queries.yml' },
+      [tools] = { '**/skill-tools.yaml', '**/skill-tools.yml' },
+    },
+    json = {
+      { fileMatch = { 'skill-queries.json' }, url = queries },
+      { fileMatch = { 'skill-tools.json' }, url = tools },
+      { fileMatch = { '**/evals/evals.json' }, url = uri('evals.schema.json') },
+    },
+  }
 end
 
 function M.setup(opts)
