@@ -1,7 +1,8 @@
 // Bundles src/extension.ts and vscode-languageclient into dist/extension.js (the only code in
-// the .vsix), and writes the licences of the bundled packages to dist/THIRD-PARTY-NOTICES.txt.
+// the .vsix), writes the licences of the bundled packages to dist/THIRD-PARTY-NOTICES.txt, and
+// copies the project's JSON Schemas (../schema) to dist/schemas/ for yamlValidation/jsonValidation.
 // `node esbuild.mjs --production` minifies (used by `vscode:prepublish`, so by `vsce package`).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -41,3 +42,9 @@ writeFileSync(
   join(dirname('dist/extension.js'), 'THIRD-PARTY-NOTICES.txt'),
   `dist/extension.js bundles these packages:\n\n${notices.join('\n' + '-'.repeat(72) + '\n\n')}`,
 );
+
+// The schemas package.json hands to the YAML and JSON language services: one source, ../schema.
+mkdirSync('dist/schemas', { recursive: true });
+for (const name of readdirSync('../schema').filter((n) => n.endsWith('.schema.json'))) {
+  copyFileSync(join('../schema', name), join('dist/schemas', name));
+}

@@ -30,5 +30,13 @@ vim.api.nvim_create_autocmd('LspAttach', {
       vim.lsp.codelens.refresh({ bufnr = bufnr })
     end
     vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+    -- <C-x><C-o>: Neovim points 'omnifunc' at the server only where none is set, and markdown
+    -- buffers get htmlcomplete#CompleteTags from the runtime's ftplugin/html.vim.
+    local info = vim.api.nvim_get_option_info2('omnifunc', { buf = bufnr })
+    local script = info.last_set_sid > 0 and vim.fn.getscriptinfo({ sid = info.last_set_sid })[1]
+    local runtime = vim.fn.fnamemodify(vim.env.VIMRUNTIME or '', ':p')
+    if vim.bo[bufnr].omnifunc == '' or (script and runtime ~= '' and vim.startswith(script.name, runtime)) then
+      vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+    end
   end,
 })

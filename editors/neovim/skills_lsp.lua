@@ -16,6 +16,8 @@
 --       -- (adk-skill's scorer, the default), 'bm25f', 'semantic' or 'hybrid' (the last two need
 --       -- pip install 'skills-lsp[semantic]'; without it the server uses bm25f and warns).
 --       codelens = true,   -- refresh code lenses on BufEnter, CursorHold and InsertLeave
+--       omnifunc = true,   -- <C-x><C-o> completes from the server: sets 'omnifunc' to
+--                          -- v:lua.vim.lsp.omnifunc unless you set one yourself
 --       on_attach = function(client, bufnr) end,
 --     })
 --
@@ -45,6 +47,16 @@
 --
 -- (lspconfig calls root_dir for every markdown/yaml buffer; returning nil leaves the buffer
 -- alone. Code lenses then need the refresh autocommand from `codelens_autocmd` below.)
+--
+-- Schemas for yamlls and jsonls (completion and hovers from the project's JSON Schemas in
+-- skill-queries.*, skill-tools.* and evals/evals.json, as the VS Code extension contributes them).
+-- Copy the checkout's schema/ folder to ~/.config/nvim/schemas/skills-lsp/, then:
+--
+--     local schemas = require('skills_lsp').schemas(vim.fn.stdpath('config') .. '/schemas/skills-lsp')
+--     require('lspconfig').yamlls.setup({ settings = { yaml = { schemas = schemas.yaml } } })
+--     require('lspconfig').jsonls.setup({ settings = { json = { schemas = schemas.json } } })
+--
+-- (on 0.11+: vim.lsp.config('yamlls', { settings = { yaml = { schemas = schemas.yaml } } }).)
 
 local M = {}
 
@@ -62,7 +74,7 @@ M.root_markers = {
   'skills-lsp.toml', '.skills', '.git',
 }
 
-local options = { settings = { skillsLsp = {} }, codelens = true }
+local options = { settings = { skillsLsp = {} }, codelens = true, omnifunc = true }
 local clients = {} -- root directory -> client id (0.7 - 0.10)
 
 local uv = vim.uv or vim.loop
@@ -114,9 +126,37 @@ function M.codelens_autocmd(bufnr)
   vim.api.nvim_buf_call(bufnr, function() vim.lsp.codelens.refresh({ bufnr = bufnr }) end)
 end
 
+local LSP_OMNIFUNC = 'v:lua.vim.lsp.omnifunc'
+
+--- Where the buffer's 'omnifunc' was last set: the script's path, 'Lua', or nil if never.
+local function omnifunc_origin(bufnr)
+  local text = vim.api.nvim_buf_call(bufnr, function() return vim.fn.execute('verbose setlocal omnifunc?') end)
+  return text:match('Last set from (.-) line %d+') or text:match('Last set from ([^\n]+)')
+end
+
+--- Let <C-x><C-o> ask the server (Neovim 0.7 - 0.10 set no 'omnifunc' for LSP). An 'omnifunc'
+--- the user set is kept; Neovim's own filetype default gives way (markdown buffers get
+--- htmlcomplete#CompleteTags from ftplugin/html.vim, which knows nothing of skills).
+function M.set_omnifunc(bufnr)
+  local current = vim.bo[bufnr].omnifunc
+  if current == LSP_OMNIFUNC then return end
+  if current ~= '' then
+    local origin = omnifunc_origin(bufnr)
+    local runtime = vim.env.VIMRUNTIME
+    if not (origin and runtime and runtime ~= '') then return end
+    runtime = vim.fn.fnamemodify(runtime, ':p')
+    local full = vim.fn.fnamemodify(vim.fn.expand(origin), ':p')
+    if full:sub(1, #runtime) ~= runtime then return end
+  end
+  vim.bo[bufnr].omnifunc = LSP_OMNIFUNC
+end
+
 local function on_attach(client, bufnr)
   if options.codelens and client.server_capabilities and client.server_capabilities.codeLensProvider then
     M.codelens_autocmd(bufnr)
+  end
+  if options.omnifunc and client.server_capabilities and client.server_capabilities.completionProvider then
+    M.set_omnifunc(bufnr)
   end
   if options.on_attach then options.on_attach(client, bufnr) end
 end
@@ -154,6 +194,25 @@ function M.attach(bufnr)
     clients[root] = id
   end
   vim.lsp.buf_attach_client(bufnr, id)
+end
+
+--- yamlls's `yaml.schemas` and jsonls's `json.schemas` for the schemas in `dir` (the checkout's
+--- schema/ folder, or a copy): the same files and patterns as the VS Code extension's
+--- yamlValidation / jsonValidation.
+function M.schemas(dir)
+  local function uri(name) return vim.uri_from_fname(vim.fn.fnamemodify(dir, ':p') .. name) end
+  local queries, tools = uri('skill-queries.schema.json'), uri('tool-registry.schema.json')
+  return {
+    yaml = {
+      [queries] = { '**/skill-queries.yaml', '**/skill-queries.yml' },
+      [tools] = { '**/skill-tools.yaml', '**/skill-tools.yml' },
+    },
+    json = {
+      { fileMatch = { 'skill-queries.json' }, url = queries },
+      { fileMatch = { 'skill-tools.json' }, url = tools },
+      { fileMatch = { '**/evals/evals.json' }, url = uri('evals.schema.json') },
+    },
+  }
 end
 
 function M.setup(opts)

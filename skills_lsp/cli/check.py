@@ -50,6 +50,13 @@ def _add_check(sub: Subparsers) -> None:
     check.add_argument("--config", help="config file (default: nearest skills-lsp.toml or pyproject.toml)")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="leave out what .gitignore and .ignore files ignore (default: on, or `respect-gitignore` "
+        "in the config)",
+    )
+    check.add_argument(
         "--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})"
     )
     check.set_defaults(func=cmd_check)
@@ -86,6 +93,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         select=parse_codes(args.select, "--select"),
         ignore=parse_codes(args.ignore, "--ignore"),
         extend_select=parse_codes(args.extend_select, "--extend-select"),
+        respect_gitignore=args.respect_gitignore,
     )
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")

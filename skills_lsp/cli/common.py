@@ -92,7 +92,7 @@ def load_index(args: argparse.Namespace) -> SkillIndex:
     root, config = workspace_of(args)
     if getattr(args, "crate", False):
         return load_skill_index(root)
-    return load_workspace_index(root, config.roots_for(root), config.max_depth)
+    return load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
 
 
 def keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
@@ -114,7 +114,6 @@ def scorer_help(default: str) -> str:
     """The `--scorer` help text, from the scorer table."""
     extras = [name for name, spec in SCORERS.items() if spec.extra]
     unit = [name for name, spec in SCORERS.items() if spec.unit_scale]
-    return (
-        f"{', '.join(SCORERS)} ({default}); {', '.join(unit)} score 0..1"
-        + (f" ({' and '.join(extras)} need the `semantic` extra)" if extras else "")
+    return f"{', '.join(SCORERS)} ({default}); {', '.join(unit)} score 0..1" + (
+        f" ({' and '.join(extras)} need the `semantic` extra)" if extras else ""
     )

@@ -66,7 +66,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not query_file.is_file():
         raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
     cases, problems = load_query_file(query_file)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
     from skills_lsp.core.workspace.scorers import default_scorer
 
     scorer = args.scorer or default_scorer(config, index)
@@ -140,7 +140,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cases, problems = load_query_file(query_file)
     for p in problems:
         err.write(f"{display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
     keep_vectors(args, scorers)
     evaluated = [evaluate(index, cases, scorer) for scorer in scorers]
     reports = [r.to_json() for r in evaluated]

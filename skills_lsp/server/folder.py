@@ -15,6 +15,7 @@ from typing import Any
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
+from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
@@ -91,6 +92,11 @@ class Folder:
     _chosen: ScorerName | None = None  # default_scorer's answer until the folder changes
     _partial: list[QueryResult] = field(default_factory=list)  # results so far, in case order
     _scoring: str | None = None  # the scorer `_partial` was made with (chosen, or the fallback)
+    # What discovery left out (.gitignore, .ignore, exclude): kept out of the index on changes too.
+    ignore: IgnoreFilter | None = None
+
+    def ignores(self, path: Path) -> bool:
+        return self.ignore is not None and self.ignore.active and self.ignore.ignored(path)
 
     @property
     def scorer(self) -> str:
@@ -206,11 +212,21 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     if config.root is None:
         config = replace(config, root=root)
     config = with_settings(config, settings)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    ignore = config.ignore_filter(root)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth, ignore)
     warm_up(index, config, root)
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
     cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
     return Folder(
-        root, config, problems, index, manifest, manifest_problems, query_path, cases, query_problems
+        root,
+        config,
+        problems,
+        index,
+        manifest,
+        manifest_problems,
+        query_path,
+        cases,
+        query_problems,
+        ignore=ignore,
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from skills_lsp.core.files.ignore import IGNORE_FILES
 from skills_lsp.server import codelens, diagnostics
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
@@ -25,6 +26,7 @@ WATCHED = (
     "**/skill-tools.{yaml,yml,json}",
     "**/skill-queries.{yaml,yml,json}",
     "**/{pyproject.toml,skills-lsp.toml}",
+    "**/{.gitignore,.ignore}",
 )
 
 
@@ -176,17 +178,28 @@ def register(server: SkillsLanguageServer) -> None:
             codelens.refresh(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched(ls: SkillsLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    async def watched(ls: SkillsLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
         touched = False
+        reload: list[Path] = []
         for change in params.changes:
             path = ls.path_of(change.uri)
             if path is None or change.uri in ls.workspace.text_documents:
                 continue  # an open buffer is authoritative
-            if ls.state.folder_for(path) is None:
+            folder = ls.state.folder_for(path)
+            if folder is None:
                 continue
+            if path.name in IGNORE_FILES:  # what discovery leaves out changed: index the folder again
+                if folder.root not in reload:
+                    reload.append(folder.root)
+                continue
+            if folder.ignores(path) and folder.role(path) is FileRole.SKILL:
+                continue  # a skill file in an ignored folder stays out, as on a full load
             ls.state.update(path, None)
             touched = True
-        if touched:
+        if reload:
+            await index_folders(ls, reload)
+            reapply_buffers(ls)
+        if touched or reload:
             diagnostics.refresh_all(ls)
             codelens.refresh(ls)
 

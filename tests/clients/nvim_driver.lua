@@ -4,6 +4,7 @@ local root = os.getenv('SKILLS_LSP_TEST_ROOT')
 local out_path = os.getenv('SKILLS_LSP_TEST_OUT')
 local expected_codes = vim.fn.json_decode(os.getenv('SKILLS_LSP_TEST_CODES'))
 local WAIT = 20000
+local uv = vim.uv or vim.loop
 local out = { steps = {} }
 
 local function write_and_quit()
@@ -142,6 +143,41 @@ local function main()
   local tools_line, text = find_line(inline, '^allowed%-tools:')
   vim.api.nvim_buf_set_lines(inline, tools_line, tools_line + 1, false, { text .. ' ' })
   out.completion_string = completion_labels(inline, tools_line, #text + 1)
+
+  step('completion: <C-x><C-o>')
+  -- As an author does it: at the end of `allowed-tools`, Insert mode, a space, then <C-x><C-o>.
+  -- feedkeys with 'x!' stays in Insert mode until the timer below has seen the popup and left.
+  vim.api.nvim_buf_set_lines(inline, tools_line, tools_line + 1, false, { text })
+  vim.api.nvim_win_set_cursor(0, { tools_line + 1, 0 })
+  out.omnifunc = vim.bo[inline].omnifunc
+  local started = uv.now()
+  local function poll()
+    local info = vim.fn.complete_info({ 'mode', 'pum_visible', 'items' })
+    if (info.pum_visible == 1 and #info.items > 0) or uv.now() - started > WAIT then
+      local words = {}
+      for _, item in ipairs(info.items) do table.insert(words, item.word) end
+      out.omni = { mode = info.mode, pum_visible = info.pum_visible, words = words,
+        line = vim.api.nvim_get_current_line() }
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<C-e><Esc>', true, false, true), 'n', false)
+    else
+      vim.defer_fn(poll, 20)
+    end
+  end
+  vim.defer_fn(poll, 20)
+  vim.fn.feedkeys(vim.api.nvim_replace_termcodes('A <C-x><C-o>', true, false, true), 'tx!')
+  out.mode_after = vim.api.nvim_get_mode().mode
+  out.line_after = vim.api.nvim_buf_get_lines(inline, tools_line, tools_line + 1, false)[1]
+  if os.getenv('SKILLS_LSP_TEST_SETUP') == '0.7' then
+    -- The user's own 'omnifunc' is kept; one from Neovim's runtime files gives way.
+    local skills_lsp = require('skills_lsp')
+    local mine = vim.api.nvim_create_buf(false, true)
+    vim.bo[mine].omnifunc = 'syntaxcomplete#Complete'
+    skills_lsp.set_omnifunc(mine)
+    local empty = vim.api.nvim_create_buf(false, true)
+    skills_lsp.set_omnifunc(empty)
+    out.omnifunc_kept = vim.bo[mine].omnifunc
+    out.omnifunc_empty = vim.bo[empty].omnifunc
+  end
 
   step('code lens')
   local queries = open('skill-queries.yaml')

@@ -158,6 +158,30 @@ def test_allowed_tools_completion(
     assert not labels & listed, labels
 
 
+def test_omni_completion_through_the_editor_keys(nvim: dict[str, Any]) -> None:
+    """`A <C-x><C-o>` on `allowed-tools: Bash(python3:*) Read Write` in a markdown buffer: the
+    setup pointed 'omnifunc' at the server, and the popup lists the manifest's other tools."""
+    assert nvim["omnifunc"] == "v:lua.vim.lsp.omnifunc"
+    omni = nvim["omni"]
+    # Neovim 0.7 - 0.10's vim.lsp.omnifunc fills the menu with complete() once the answer
+    # arrives, which Vim reports as mode "eval"; a synchronous omnifunc would show "omni".
+    assert omni["mode"] in ("omni", "eval") and omni["pum_visible"] == 1, omni
+    assert {"code_search", "Grep"} <= set(omni["words"]), omni
+    assert not set(omni["words"]) & {"Bash", "Read", "Write"}, omni
+    typed = "allowed-tools: Bash(python3:*) Read Write "
+    # The first match is inserted while the menu is open (default 'completeopt')...
+    assert omni["line"] == typed + omni["words"][0], omni
+    # ...and <C-e> takes it back; <Esc> leaves Insert mode.
+    assert nvim["line_after"] == typed and nvim["mode_after"] == "n"
+
+
+def test_omnifunc_the_user_set_is_kept(nvim: dict[str, Any]) -> None:
+    if "omnifunc_kept" not in nvim:
+        pytest.skip("the Neovim 0.11+ setup has no set_omnifunc of its own")
+    assert nvim["omnifunc_kept"] == "syntaxcomplete#Complete"
+    assert nvim["omnifunc_empty"] == "v:lua.vim.lsp.omnifunc"
+
+
 def test_code_lenses_resolved(nvim: dict[str, Any]) -> None:
     cases = yaml.safe_load((REPO / "examples" / "skill-queries.yaml").read_text(encoding="utf-8"))["cases"]
     titles: list[str] = nvim["codelens_queries"]

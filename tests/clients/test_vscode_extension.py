@@ -125,6 +125,17 @@ def test_package(node_modules: Path, tmp_path: Path) -> None:
         bundle.write_bytes(archive.read("extension/dist/extension.js"))
 
     assert packaged["main"] == "./dist/extension.js"
+    # The JSON Schemas the manifest hands to the YAML / JSON language services ship, unchanged.
+    validations = packaged["contributes"]["yamlValidation"] + packaged["contributes"]["jsonValidation"]
+    assert {Path(v["url"]).name for v in validations} == {
+        "skill-queries.schema.json",
+        "tool-registry.schema.json",
+        "evals.schema.json",
+    }
+    with zipfile.ZipFile(vsix) as archive:
+        for validation in validations:
+            shipped = archive.read("extension/" + validation["url"].removeprefix("./"))
+            assert shipped == (REPO / "schema" / Path(validation["url"]).name).read_bytes()
     assert "extensionDependencies" not in packaged  # the Python extension is optional
     assert packaged["contributes"]["configuration"]["properties"]["skillsLsp.trace.server"]["enum"] == [
         "off",

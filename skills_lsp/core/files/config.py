@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
+from skills_lsp.core.files.ignore import IgnoreFilter, valid_pattern
 from skills_lsp.core.model import Problem, Range, Severity
 
 if sys.version_info >= (3, 11):
@@ -55,7 +56,10 @@ class Config:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)
+    # gitignore patterns relative to the config's folder (`extend-exclude` adds to `exclude`)
     exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True  # read .gitignore / .ignore files while discovering
     tool_manifest: str = DEFAULT_TOOL_MANIFEST
     query_file: str = DEFAULT_QUERY_FILE
     # How skills are ranked: lexical (adk-skill's), bm25f, semantic, hybrid. None: the default of
@@ -101,11 +105,27 @@ class Config:
                 return name
         return None
 
+    def ignore_filter(self, root: str | os.PathLike[str]) -> IgnoreFilter:
+        """What discovery under `root` leaves out: ignore files (unless `respect-gitignore` is
+        off) and `exclude` + `extend-exclude`, read relative to the config's folder."""
+        return IgnoreFilter(
+            root,
+            respect_gitignore=self.respect_gitignore,
+            patterns=(*self.exclude, *self.extend_exclude),
+            patterns_base=self.root if self.root is not None else root,
+        )
+
     def excluded(self, path: Path) -> bool:
-        if not self.exclude:
+        """Whether `exclude` / `extend-exclude` (gitignore patterns) match `path` or a folder on
+        the way to it; ignore files are not read here."""
+        if (not self.exclude and not self.extend_exclude) or self.root is None:
             return False
-        rel = self.relative(path)
-        return rel is not None and any(glob_match(p, rel) for p in self.exclude)
+        matcher: IgnoreFilter | None = self.__dict__.get("_excluder")
+        if matcher is None:
+            patterns = (*self.exclude, *self.extend_exclude)
+            matcher = IgnoreFilter(self.root.resolve(), respect_gitignore=False, patterns=patterns)
+            object.__setattr__(self, "_excluder", matcher)  # frozen: built once
+        return matcher.ignored(path.resolve())
 
     def fingerprint(self) -> str:
         """Everything that changes findings, for the check cache key."""
@@ -239,6 +259,8 @@ _KEYS = {
     "ignore",
     "severity",
     "exclude",
+    "extend-exclude",
+    "respect-gitignore",
     "tool-manifest",
     "query-file",
     "scorer",
@@ -514,8 +536,16 @@ def _read_key(key: str, value: Any, names: ConfigNames) -> dict[str, Any]:
             except ValueError as exc:
                 raise _EntryError(str(exc), code) from None
         return {"severity": severities}
-    if key == "exclude":
-        return {"exclude": _strings(value, "globs")}
+    if key in ("exclude", "extend-exclude"):
+        patterns = _strings(value, "gitignore patterns")
+        for pattern in patterns:
+            if not valid_pattern(pattern):
+                raise _EntryError(f"`{pattern}` is not a valid gitignore pattern", pattern)
+        return {key.replace("-", "_"): patterns}
+    if key == "respect-gitignore":
+        if not isinstance(value, bool):
+            raise ValueError("expected true or false")
+        return {"respect_gitignore": value}
     if key == "scorer":
         if not isinstance(value, str) or (names.scorers is not None and value not in names.scorers):
             choices = " or ".join(f'"{s}"' for s in names.scorers or ())

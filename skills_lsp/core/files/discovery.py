@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core.errors import InvalidSkillsRoot
+from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.model import BUNDLE_DIRS, FileKind, SkillFile, ascii_lower, ascii_upper
 
 CONVENTION_FILES = ("AGENTS.md", "AGENT.md", "CLAUDE.md", "GEMINI.md", "COPILOT.md", "SKILLS.md", "SOUL.md")
@@ -174,15 +175,20 @@ def _skip_dir(name: str, hidden_ok: bool = False) -> bool:
 _SKILL_MATERIAL = frozenset({*BUNDLE_DIRS, "evals"})
 
 
-def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[list[str], list[str]]:
+def _walk_workspace(
+    base: Path, roots: Sequence[str], max_depth: int, ignore: IgnoreFilter | None = None
+) -> tuple[list[str], list[str]]:
     """One walk of the workspace: (agentskills SKILL.md paths, convention file paths).
 
     Hidden directories are entered only on the way to a configured root (`.agents/skills`, ...)
     or, for convention files, `.claude`, `.github`, `.skills` and `.agents`. A skill's bundled
     folders (`scripts/`, `references/`, `assets/`, `evals/`) are not entered: what they hold is
     the skill's material, not more skills or project instructions. Symlinked directories are
-    followed; a (device, inode) set prevents loops and double visits.
+    followed; a (device, inode) set prevents loops and double visits. With `ignore`, what it
+    leaves out (`.gitignore`, `exclude`, ...) is neither entered nor reported.
     """
+    if ignore is not None and not ignore.active:
+        ignore = None
     root_parts = [tuple(PurePosixPath(r).parts) for r in roots]
     everywhere = () in root_parts  # the workspace root itself is a root
     hidden_ok = {part for parts in root_parts for part in parts if part.startswith(".")}
@@ -195,13 +201,23 @@ def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[l
     except OSError:
         return skills, conventions
     seen.add((st.st_dev, st.st_ino))
-    stack: list[tuple[str, tuple[str, ...], int]] = [(str(base), (), st.st_dev)]
+    # (path as walked, path relative to the workspace, device, absolute path for `ignore`)
+    stack: list[tuple[str, tuple[str, ...], int, str]] = [(str(base), (), st.st_dev, os.path.abspath(base))]
     while stack:
-        current, rel, device = stack.pop()
+        current, rel, device, absolute = stack.pop()
         try:
             entries = list(os.scandir(current))
         except OSError:
             continue
+        if ignore is not None:  # only what the walk could use is judged (not every script or image)
+            entries = [
+                e
+                for e in entries
+                if not (
+                    (e.name == "SKILL.md" or e.is_dir() or is_convention_file(e.name))
+                    and ignore.ignored_entry(absolute, e.name, e.is_dir())
+                )
+            ]
         in_root = everywhere or any(rel[: len(parts)] == parts for parts in root_parts)
         is_skill = False
         if in_root:
@@ -230,7 +246,7 @@ def _walk_workspace(base: Path, roots: Sequence[str], max_depth: int) -> tuple[l
                 if key in seen:
                     continue
                 seen.add(key)
-                stack.append((entry.path, (*rel, name), key[0]))
+                stack.append((entry.path, (*rel, name), key[0], os.path.join(absolute, name)))
             elif is_convention_file(name) and not entry.is_symlink() and entry.is_file():
                 if ascii_upper(name) == "SOUL.MD" and depth:
                     continue
@@ -242,6 +258,7 @@ def discover_agent_skills(
     root: str | os.PathLike[str],
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    ignore: IgnoreFilter | None = None,
 ) -> list[Path]:
     """agentskills.io skills: `SKILL.md` files (exact name) in directories under the given roots.
 
@@ -250,20 +267,25 @@ def discover_agent_skills(
     directories are followed once; support folders inside a skill (`scripts/`, `references/`,
     `assets/`, `evals/`) are not searched for nested skills. Depth is bounded.
     """
-    return [Path(p) for p in sorted(set(_walk_workspace(Path(root), roots, max_depth)[0]), key=path_sort_key)]
+    found = _walk_workspace(Path(root), roots, max_depth, ignore)[0]
+    return [Path(p) for p in sorted(set(found), key=path_sort_key)]
 
 
 def discover_workspace(
     root: str | os.PathLike[str],
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    ignore: IgnoreFilter | None = None,
 ) -> list[SkillFile]:
-    """Every skill and instruction file of a workspace, each with its layout, in path order."""
+    """Every skill and instruction file of a workspace, each with its layout, in path order;
+    without what `ignore` leaves out (`.gitignore`, `.ignore`, the config's `exclude`)."""
     base = Path(root)
-    skills, conventions = _walk_workspace(base, roots, max_depth)
+    skills, conventions = _walk_workspace(base, roots, max_depth, ignore)
     # One spelling per file (`./.claude/x` and `.claude/x` are the same file).
     files: dict[str, FileKind] = dict.fromkeys(map(os.path.normpath, skills), FileKind.AGENT_SKILL)
     for path in discover_skill_files(base, crate_quirks=False):
+        if ignore is not None and ignore.active and ignore.ignored(path):
+            continue
         files.setdefault(os.path.normpath(path), FileKind.FLAT_SKILL)
     for conv in conventions:
         files.setdefault(os.path.normpath(conv), FileKind.CONVENTION)

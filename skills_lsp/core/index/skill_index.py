@@ -32,6 +32,7 @@ from skills_lsp.core.files.discovery import (
     path_sort_key,
     regular_files,
 )
+from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.allowed_tools import split_tools
 from skills_lsp.core.parse.frontmatter import Document, parse_text, read_limited, to_python
@@ -420,11 +421,16 @@ def load_workspace_index(
     root: str | os.PathLike[str],
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    ignore: IgnoreFilter | None = None,
 ) -> SkillIndex:
-    """Every skill of a workspace in one index: agentskills, adk-skill and convention files."""
-    files = {os.path.normpath(f.path): f.kind for f in discover_workspace(root, roots, max_depth)}
+    """Every skill of a workspace in one index: agentskills, adk-skill and convention files;
+    without what `ignore` leaves out (`.gitignore`, the config's `exclude`, ...)."""
+    found = discover_workspace(root, roots, max_depth, ignore)
+    files = {os.path.normpath(f.path): f.kind for f in found}
     try:  # everything the crate itself indexes is in too (e.g. convention files in references/)
         for path in discover_instruction_files(root):
+            if ignore is not None and ignore.active and ignore.ignored(path):
+                continue
             files.setdefault(os.path.normpath(path), kind_of(path))
     except SkillError:
         pass

@@ -1,33 +1,38 @@
 """Relative file references in a Markdown body, with their ranges.
 
-Finds inline links and images (`[text](references/x.md)`) and bare bundled-file paths
-(`scripts/run.py`, `references/...`, `assets/...`, also inside inline code) outside fenced code
-blocks. Used by the reference rules, and by the server for document links and go-to-definition.
+Finds links and images (`[text](references/x.md)`, reference-style `[text][ref]` with its
+`[ref]: references/x.md` definition) and bare bundled-file paths (`scripts/run.py`,
+`references/...`, `assets/...`, also inside inline code) outside code blocks. Used by the
+reference rules, and by the server for document links and go-to-definition.
 
-The body is scanned with whole-text regexes (a per-line Python loop was the slowest part of
-checking a large workspace); only matches are mapped back to line and column.
+The body is read by a CommonMark parser (markdown-it-py), so what is code and what is a link
+is what every Markdown renderer shows: fences of backticks or tildes, longer fences around
+shorter ones, fences inside lists and block quotes, indented code blocks, code spans that hide
+link syntax, and reference-style links all come out right. markdown-it gives block tokens line
+ranges but inline tokens no columns, so the parser's own link-destination helper is wrapped to
+record where each destination it accepted starts and ends; those offsets into a block's text are
+mapped back to the source line and column.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from types import SimpleNamespace
+from typing import Any, Literal
 from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it import helpers as md_helpers
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
 
 from skills_lsp.core.model import BUNDLE_DIRS, Range
 from skills_lsp.core.parse.frontmatter import Document
 
-# Patterns start with a literal so the regex engine can skip ahead; candidates for bare paths
-# are found with str.find, which is much faster than a pattern with a leading look-behind.
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-# Link text may hold one level of brackets; excluding `[` elsewhere keeps each match attempt
-# short, so a body full of `[` scans in linear time.
-_LINK = re.compile(
-    r"\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\\\n]*\])*\]"
-    r"\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
-)
 _BARE_TAIL = re.compile(r"[/\\][^\s`'\"()<>\[\]{}|*,;]+")
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.\\-")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -56,82 +61,249 @@ def _clean_link(raw: str) -> str:
     return raw
 
 
-def _inside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
-    """Whether `offset` falls in one of the sorted, non-overlapping `spans`."""
+# --- the parser, instrumented ---------------------------------------------------------------
+
+
+class _Recording(threading.local):
+    """What the parser accepted during one `find_references` call (per thread: the server may
+    check documents from several threads)."""
+
+    def __init__(self) -> None:
+        # (text parsed, start, end) of every link destination accepted, in parse order
+        self.destinations: list[tuple[str, int, int]] = []
+        self.link_spans: list[tuple[int, int]] = []  # whole links in the inline text being parsed
+        self.definitions: list[tuple[int, str, int, int]] = []  # (first line, text, start, end)
+        self.used: set[str] = set()  # the destinations that reference-style links resolve to
+
+
+_RECORDING = _Recording()
+
+
+def _parse_destination(text: str, pos: int, maximum: int) -> Any:
+    result = md_helpers.parseLinkDestination(text, pos, maximum)
+    if result.ok:
+        _RECORDING.destinations.append((text, pos, result.pos))
+    return result
+
+
+_LINK_TOKENS = ("link_open", "image")
+_InlineRule = Callable[[StateInline, bool], bool]
+
+
+def _recording_link_rule(rule: _InlineRule, attribute: str) -> _InlineRule:
+    """`link` / `image` that keep the destination they parsed when they produce a link."""
+
+    def wrapped(state: StateInline, silent: bool) -> bool:
+        mark, start, first_token = len(_RECORDING.destinations), state.pos, len(state.tokens)
+        matched = rule(state, silent)
+        recorded = _RECORDING.destinations
+        if silent or not matched:  # a look-ahead, or no link: whatever it parsed does not count
+            del recorded[mark:]
+            return matched
+        _RECORDING.link_spans.append((start, state.pos))
+        # An inline destination is the first one recorded since `mark`; when the `(...)` form
+        # failed and the link is reference-style after all, that record is not its own.
+        # the link's own token (a pending text token may be pushed before it)
+        opened = next((t for t in state.tokens[first_token:] if t.type in _LINK_TOKENS), None)
+        written = opened.attrGet(attribute) if opened is not None else None
+        inline = False
+        if len(recorded) > mark:
+            text, dest_start, dest_end = recorded[mark]
+            own = md_helpers.parseLinkDestination(text, dest_start, dest_end)
+            inline = text is state.src and written == state.md.normalizeLink(own.str)
+            if not inline:
+                del recorded[mark]
+        if not inline and isinstance(written, str):
+            _RECORDING.used.add(written)
+        return matched
+
+    return wrapped
+
+
+_BlockRule = Callable[[StateBlock, int, int, bool], bool]
+
+
+def _recording_reference_rule(rule: _BlockRule) -> _BlockRule:
+    """The `[label]: destination` rule, keeping where each definition's destination is."""
+
+    def wrapped(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        mark = len(_RECORDING.destinations)
+        matched = rule(state, start_line, end_line, silent)
+        found = _RECORDING.destinations[mark:]
+        del _RECORDING.destinations[mark:]
+        if matched and not silent and found:
+            text, dest_start, dest_end = found[-1]
+            _RECORDING.definitions.append((start_line, text, dest_start, dest_end))
+        return matched
+
+    return wrapped
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark")
+    # Only the block structure is parsed in one go; each inline text is parsed by
+    # `find_references` itself, so it knows which block the recorded offsets belong to.
+    md.core.ruler.disable(["inline", "text_join"])
+    md.inline.ruler.disable(["emphasis"])  # emphasis never changes what is a link or code
+    md.inline.ruler2.disable(["emphasis"])
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=md_helpers.parseLinkLabel,
+        parseLinkDestination=_parse_destination,
+        parseLinkTitle=md_helpers.parseLinkTitle,
+    )
+    for name, attribute in (("link", "href"), ("image", "src")):
+        rule = md.inline.ruler.__rules__[md.inline.ruler.__find__(name)]
+        md.inline.ruler.at(name, _recording_link_rule(rule.fn, attribute), {"alt": list(rule.alt)})
+    reference = md.block.ruler.__rules__[md.block.ruler.__find__("reference")]
+    md.block.ruler.at("reference", _recording_reference_rule(reference.fn), {"alt": list(reference.alt)})
+    return md
+
+
+_MD = _parser()
+
+
+# --- offsets in a block's text -> source positions ------------------------------------------
+
+
+class _BlockText:
+    """Maps offsets in the text markdown-it parsed for a block (container markers and
+    indentation removed, one line per source line) back to source line and column."""
+
+    def __init__(self, text: str, first_line: int, source: list[str]) -> None:
+        self.starts: list[int] = []
+        self.columns: list[int] = []
+        offset = 0
+        for index, part in enumerate(text.split("\n")):
+            self.starts.append(offset)
+            offset += len(part) + 1
+            line_number = first_line + index
+            line = source[line_number] if line_number < len(source) else ""
+            if line.endswith(part):
+                column = len(line) - len(part)
+            else:  # trailing blanks stripped (a paragraph's last line, a heading's closing #s)
+                found = line.find(part)
+                column = found if found >= 0 else max(len(line) - len(part), 0)
+            self.columns.append(column)
+        self.first_line = first_line
+
+    def position(self, offset: int) -> tuple[int, int]:
+        index = bisect_right(self.starts, offset) - 1
+        return self.first_line + index, self.columns[index] + offset - self.starts[index]
+
+
+def _link(text: str, start: int, end: int, block: _BlockText, body_start: int) -> Reference | None:
+    raw = text[start:end]
+    target = _clean_link(raw)
+    if not target or (_SCHEME.match(target) and not _DRIVE.match(target)):
+        return None
+    line, col = block.position(start + (1 if raw.startswith("<") else 0))
+    return Reference(target, Range.of(body_start + line, col, body_start + line, col + len(target)), "link")
+
+
+def _merged(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Starts and ends of the union of `spans` (a link may hold an image), sorted."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, end in sorted(spans):
+        if ends and start <= ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
+
+
+def _inside(spans: tuple[list[int], list[int]], offset: int) -> bool:
+    starts, ends = spans
     at = bisect_right(starts, offset) - 1
-    return at >= 0 and offset < spans[at][1]
+    return at >= 0 and offset < ends[at]
 
 
-def _fence_lines(text: str) -> list[re.Match[str]]:
-    """Fence lines (```` ``` ```` or `~~~`, up to 3 spaces in), found from the fence characters."""
-    found: list[re.Match[str]] = []
-    for mark in ("```", "~~~"):
-        pos = text.find(mark)
-        while pos >= 0:
-            line_start = text.rfind("\n", 0, pos) + 1
-            match = _FENCE.match(text, line_start)
-            if match is not None and match.start(1) == pos:
-                found.append(match)
-            end = text.find("\n", pos)
-            if end < 0:
-                break
-            pos = text.find(mark, end)
-    found.sort(key=lambda m: m.start())
-    return found
+_BARE_STARTS = tuple(folder + sep for folder in BUNDLE_DIRS for sep in "/\\")
+_MARKERS = ("](", "]:", *_BARE_STARTS)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 
 
-def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    """Offsets covered by fenced code blocks (an unclosed fence runs to the end)."""
-    spans: list[tuple[int, int]] = []
-    opener: re.Match[str] | None = None
-    for match in _fence_lines(text):
-        if opener is None:
-            opener = match
-        elif match.group(1)[0] == opener.group(1)[0] and len(match.group(1)) >= len(opener.group(1)):
-            spans.append((opener.start(), match.end()))
-            opener = None
-    if opener is not None:
-        spans.append((opener.start(), len(text)))
-    return spans
+def _may_refer(text: str) -> bool:
+    """Whether `text` can hold a reference at all: a link needs `](` or a `]:` definition, a bare
+    path its folder and a separator. Plain substring tests, far cheaper than a parse."""
+    return any(marker in text for marker in _MARKERS)
+
+
+def _text_to_parse(lines: list[str]) -> str:
+    """The body up to the blank line after the last line that may hold a reference ("" if none).
+
+    Parsing is the cost (markdown-it-py, pure Python), and what follows that blank line cannot
+    change what comes before it: blocks are read top down, no inline construct spans a blank
+    line, and a definition that a link above uses holds `]:`, so it is in the part kept."""
+    text = "\n".join(lines)
+    if "]:" in text:  # a definition may be used anywhere, by a link with no marker of its own
+        return text
+    last = max(text.rfind(marker) for marker in _MARKERS)
+    if last < 0:
+        return ""
+    blank = _BLANK_LINE.search(text, last)
+    return text if blank is None else text[: blank.start()]
 
 
 def find_references(doc: Document) -> list[Reference]:
     start_line = doc.body_start_line
     lines = doc.lines[start_line:]
-    text = "\n".join(lines)
-    if "/" not in text and "\\" not in text and "](" not in text:
+    text = _text_to_parse(lines)
+    if not text:  # most bodies: no parse at all
         return []
-    starts = [0]
-    for text_line in lines[:-1]:
-        starts.append(starts[-1] + len(text_line) + 1)
-    fenced = _fenced_spans(text) if "```" in text or "~~~" in text else []
-    fence_starts = [a for a, _ in fenced]
-
-    def in_fence(offset: int) -> bool:
-        return _inside(fenced, fence_starts, offset)
-
-    def position(offset: int) -> tuple[int, int]:
-        index = bisect_right(starts, offset) - 1
-        return start_line + index, offset - starts[index]
-
+    recording = _RECORDING
+    recording.destinations, recording.link_spans, recording.definitions = [], [], []
+    recording.used = set()
+    env: dict[str, Any] = {}
     refs: list[Reference] = []
-    covered: list[tuple[int, int]] = []
-    for match in _LINK.finditer(text):
-        if in_fence(match.start()):
-            continue
-        covered.append(match.span())
-        raw = match.group(1)
-        target = _clean_link(raw)
-        if not target or (_SCHEME.match(target) and not _DRIVE.match(target)):
-            continue
-        line, col = position(match.start(1) + (1 if raw.startswith("<") else 0))
-        refs.append(Reference(target, Range.of(line, col, line, col + len(target)), "link"))
-    covered_starts = [a for a, _ in covered]
-    for offset, target in _bare_paths(text):
-        if in_fence(offset) or _inside(covered, covered_starts, offset):
-            continue
-        line, col = position(offset)
-        refs.append(Reference(target, Range.of(line, col, line, col + len(target)), "path"))
+    try:
+        tokens = _MD.parse(text, env)
+        definitions = bool(env.get("references"))
+        for token in tokens:
+            if token.map is None:
+                continue
+            if token.type == "inline":
+                # A link needs a bracket; without definitions, also a `](` or a bare path.
+                bracket = "[" in token.content
+                if not (bracket and definitions) and not _may_refer(token.content):
+                    continue
+                recording.destinations, recording.link_spans = [], []
+                if bracket:
+                    _MD.inline.parse(token.content, _MD, env, [])
+                block = _BlockText(token.content, token.map[0], lines)
+                for source, dest_start, dest_end in recording.destinations:
+                    found = _link(source, dest_start, dest_end, block, start_line)
+                    if found is not None:
+                        refs.append(found)
+                covered = _merged(recording.link_spans)
+            elif token.type == "html_block" and _may_refer(token.content):  # raw HTML: its paths count
+                block = _BlockText(token.content.rstrip("\n"), token.map[0], lines)
+                covered = ([], [])
+            else:  # fences and indented code are examples, not references
+                continue
+            for offset, target in _bare_paths(token.content):
+                if _inside(covered, offset):
+                    continue
+                line, col = block.position(offset)
+                refs.append(
+                    Reference(
+                        target, Range.of(start_line + line, col, start_line + line, col + len(target)), "path"
+                    )
+                )
+        # A definition is a reference where a link uses it: an unused one is not rendered
+        # (`1. [Step 1]: [Description]` in a template is one).
+        for first, definition, dest_start, dest_end in recording.definitions:
+            parsed = md_helpers.parseLinkDestination(definition, dest_start, dest_end)
+            if _MD.normalizeLink(parsed.str) not in recording.used:
+                continue
+            block = _BlockText(definition, first, lines)
+            found = _link(definition, dest_start, dest_end, block, start_line)
+            if found is not None:
+                refs.append(found)
+    finally:
+        recording.destinations, recording.link_spans, recording.definitions = [], [], []
+        recording.used = set()
     refs.sort(key=lambda r: r.range.start)
     return refs
 

@@ -146,9 +146,9 @@ def expand_targets(
                 skill = path / "SKILL.md"
                 files.setdefault(str(skill), SkillFile(str(skill), FileKind.AGENT_SKILL, str(path)))
                 continue
-            for item in discover_workspace(path, config.roots_for(path), config.max_depth):
-                if not config.excluded(Path(item.path)):
-                    files.setdefault(item.path, item)
+            ignore = config.ignore_filter(path)
+            for item in discover_workspace(path, config.roots_for(path), config.max_depth, ignore):
+                files.setdefault(item.path, item)
         else:
             message = "Not a regular file or directory." if path.exists() else "No such file or directory."
             problems.append(unreadable(path, message))

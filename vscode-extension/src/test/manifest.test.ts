@@ -90,6 +90,47 @@ describe('package.json', () => {
   });
 });
 
+describe('schemas for the YAML and JSON language services', () => {
+  type Validation = { fileMatch: string | string[]; url: string };
+  const schemaFor = (entries: Validation[]) => {
+    const found: Record<string, string> = {};
+    for (const entry of entries) {
+      for (const match of ([] as string[]).concat(entry.fileMatch)) {
+        found[match] = entry.url;
+      }
+    }
+    return found;
+  };
+
+  test('the query file, the tool manifest and evals/evals.json each get their schema', () => {
+    const queries = './dist/schemas/skill-queries.schema.json';
+    const tools = './dist/schemas/tool-registry.schema.json';
+    assert.deepEqual(schemaFor(manifest.contributes.yamlValidation), {
+      'skill-queries.yaml': queries,
+      'skill-queries.yml': queries,
+      'skill-tools.yaml': tools,
+      'skill-tools.yml': tools,
+    });
+    assert.deepEqual(schemaFor(manifest.contributes.jsonValidation), {
+      'skill-queries.json': queries,
+      'skill-tools.json': tools,
+      '**/evals/evals.json': './dist/schemas/evals.schema.json',
+    });
+  });
+
+  test('every schema named is one of the project schemas, which the build copies and the .vsix keeps', () => {
+    const entries: Validation[] = [...manifest.contributes.yamlValidation, ...manifest.contributes.jsonValidation];
+    for (const { url } of entries) {
+      const name = path.basename(url);
+      assert.equal(url, `./dist/schemas/${name}`);
+      const schema = JSON.parse(fs.readFileSync(path.join(ROOT, '..', 'schema', name), 'utf8'));
+      assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema', name);
+    }
+    assert.match(fs.readFileSync(path.join(ROOT, 'esbuild.mjs'), 'utf8'), /dist\/schemas/);
+    assert.match(fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8'), /^!dist\/schemas\/\*\.schema\.json$/m);
+  });
+});
+
 describe('vscode-free modules', () => {
   test('launch, settings, selector, items and ids never import vscode', () => {
     for (const name of ['launch', 'settings', 'selector', 'items', 'ids']) {

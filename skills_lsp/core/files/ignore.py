@@ -1,0 +1,186 @@
+"""Which paths a workspace walk leaves out: `.gitignore` and `.ignore` files (nested ones too) and
+the config's `exclude` / `extend-exclude` patterns, all with git's own semantics through `pathspec`
+(negation with `!`, character classes, anchoring with a leading or inner `/`, `dir/` for
+directories only, `**`).
+
+As in git, a deeper ignore file overrides a shallower one, a later line overrides an earlier one,
+and nothing inside an ignored directory can be re-included. `.ignore` (ripgrep's, fd's) is read
+after `.gitignore` in the same folder, so it wins. Above the folder walked, the ignore files of
+the enclosing git repository (up to the folder holding `.git`) and its `.git/info/exclude` apply
+too; outside a repository only the walked folder and what is below it count.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from pathspec import GitIgnoreSpec
+
+IGNORE_FILES = (".gitignore", ".ignore")
+_MAX_IGNORE_FILE = 1 << 20  # a larger "ignore file" is not one; reading it would only cost time
+
+# A layer: the folder whose ignore file it is (with a trailing separator) and its patterns.
+_Layer = tuple[str, GitIgnoreSpec]
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_IGNORE_FILE)
+    except OSError:  # missing, a directory, unreadable: no patterns
+        return []
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def _spec(lines: Sequence[str]) -> GitIgnoreSpec | None:
+    try:
+        spec = GitIgnoreSpec.from_lines(lines)
+    except (ValueError, TypeError):  # pathspec rejects a malformed line; git ignores such lines
+        spec = GitIgnoreSpec.from_lines([line for line in lines if valid_pattern(line)])
+    return spec if len(spec) else None
+
+
+def valid_pattern(line: str) -> bool:
+    """Whether pathspec accepts `line` as a gitignore pattern."""
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _repository_root(folder: str) -> str | None:
+    """The nearest folder at or above `folder` that holds `.git` (a directory or a worktree file)."""
+    current = folder
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+class IgnoreFilter:
+    """Decides whether a path under `root` is left out of discovery.
+
+    `patterns` (the config's `exclude` and `extend-exclude`) are relative to `patterns_base`, the
+    config's folder, and exclude whatever they match whether or not ignore files are read.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        respect_gitignore: bool = True,
+        patterns: Sequence[str] = (),
+        patterns_base: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.root = os.path.abspath(root)
+        self.respect_gitignore = respect_gitignore
+        self._patterns = _spec(patterns) if patterns else None
+        base = os.path.abspath(patterns_base) if patterns_base is not None else self.root
+        self._patterns_prefix = base.rstrip(os.sep) + os.sep
+        self._layers: dict[str, tuple[_Layer, ...]] = {}
+        self._dir_verdicts: dict[str, bool] = {}
+        if respect_gitignore:
+            self._layers[self.root] = self._outer_layers() + self._own_layers(self.root)
+
+    @property
+    def active(self) -> bool:
+        """False when nothing can ever be left out (no patterns, ignore files not read)."""
+        return self.respect_gitignore or self._patterns is not None
+
+    def _outer_layers(self) -> tuple[_Layer, ...]:
+        """The layers in force at `root` from the enclosing repository's folders above it."""
+        repository = _repository_root(self.root)
+        if repository is None or repository == self.root:
+            layers: list[_Layer] = []
+            if repository is not None:
+                layers += self._exclude_file_layer(repository)
+            return tuple(layers)
+        layers = list(self._exclude_file_layer(repository))
+        folders: list[str] = []
+        current = os.path.dirname(self.root)
+        while True:
+            folders.append(current)
+            if current == repository:
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for folder in reversed(folders):
+            layers += self._own_layers(folder)
+        # A folder asked for by name is walked even where the repository ignores it (a corpus kept
+        # in an ignored folder): then the rules above it, written for the repository, stay out.
+        relative = self.root[len(repository.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+        parts = relative.split("/")
+        for depth in range(1, len(parts) + 1):
+            folder_rel = "/".join(parts[:depth]) + "/"
+            folder_abs = repository.rstrip(os.sep) + os.sep + folder_rel
+            for prefix, spec in reversed(layers):
+                if not folder_abs.startswith(prefix):
+                    continue
+                verdict = spec.check_file(folder_abs[len(prefix) :]).include
+                if verdict is not None:
+                    if verdict:
+                        return ()
+                    break
+        return tuple(layers)
+
+    def _exclude_file_layer(self, repository: str) -> tuple[_Layer, ...]:
+        spec = _spec(_read_lines(os.path.join(repository, ".git", "info", "exclude")))
+        return ((repository.rstrip(os.sep) + os.sep, spec),) if spec is not None else ()
+
+    def _own_layers(self, folder: str) -> tuple[_Layer, ...]:
+        lines: list[str] = []
+        for name in IGNORE_FILES:  # .ignore after .gitignore: its lines win
+            lines += _read_lines(os.path.join(folder, name))
+        spec = _spec(lines) if lines else None
+        return ((folder.rstrip(os.sep) + os.sep, spec),) if spec is not None else ()
+
+    def _layers_in(self, folder: str) -> tuple[_Layer, ...]:
+        """The layers that judge the entries of `folder` (a folder at or below `root`)."""
+        found = self._layers.get(folder)
+        if found is None:
+            parent = os.path.dirname(folder)
+            inherited = self._layers_in(parent) if parent != folder and parent.startswith(self.root) else ()
+            found = self._layers[folder] = inherited + self._own_layers(folder)
+        return found
+
+    def ignored_entry(self, folder: str, name: str, is_dir: bool) -> bool:
+        """Whether entry `name` of `folder` (absolute, at or below `root`, itself not ignored) is
+        left out. The walk asks this for each entry it meets, top down."""
+        path = os.path.join(folder, name)
+        if self._patterns is not None and path.startswith(self._patterns_prefix):
+            rel = path[len(self._patterns_prefix) :].replace(os.sep, "/")
+            if self._patterns.match_file(rel + "/" if is_dir else rel):
+                return True
+        if not self.respect_gitignore:
+            return False
+        for prefix, spec in reversed(self._layers_in(folder)):  # the deepest file decides first
+            rel = path[len(prefix) :].replace(os.sep, "/")
+            verdict = spec.check_file(rel + "/" if is_dir else rel).include
+            if verdict is not None:
+                return verdict
+        return False
+
+    def ignored(self, path: str | os.PathLike[str], is_dir: bool = False) -> bool:
+        """Whether any path below `root` is left out: it, or a folder on the way to it, is ignored.
+        Paths outside `root` are never left out."""
+        full = os.path.abspath(path)
+        if not full.startswith(self.root.rstrip(os.sep) + os.sep):
+            return False
+        parts = full[len(self.root) :].strip(os.sep).split(os.sep)
+        folder = self.root
+        for part in parts[:-1]:
+            path_so_far = os.path.join(folder, part)
+            verdict = self._dir_verdicts.get(path_so_far)
+            if verdict is None:
+                verdict = self._dir_verdicts[path_so_far] = self.ignored_entry(folder, part, True)
+            if verdict:
+                return True
+            folder = path_so_far
+        return self.ignored_entry(folder, parts[-1], is_dir)
