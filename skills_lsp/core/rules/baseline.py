@@ -16,7 +16,7 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from functools import lru_cache
 from pathlib import Path, PurePath
 
 from skills_lsp.core.model import Finding
@@ -60,8 +60,8 @@ def fingerprint(finding: Finding, lines: Sequence[str]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
-@cache
-def _file_lines(path: str) -> tuple[str, ...]:
+@lru_cache(maxsize=4096)
+def _file_lines(path: str, stamp: tuple[int, int, int]) -> tuple[str, ...]:
     try:
         text = read_limited(path).decode("utf-8", errors="replace")
     except OSError:
@@ -70,8 +70,13 @@ def _file_lines(path: str) -> tuple[str, ...]:
 
 
 def file_lines(path: str) -> Sequence[str]:
-    """The lines of a file on disk, as positions count them (read once per run)."""
-    return _file_lines(path)
+    """The lines of a file on disk, as positions count them (read again when its size, mtime or
+    inode changed)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ()
+    return _file_lines(path, (info.st_size, info.st_mtime_ns, info.st_ino))
 
 
 def forget_lines() -> None:
