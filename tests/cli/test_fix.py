@@ -215,17 +215,20 @@ def test_fix_writes_through_a_symbolic_link(tmp_path: Path) -> None:
     assert link.is_symlink() and real.read_text(encoding="utf-8") == COLON_FIXED
 
 
-def test_a_file_that_cannot_be_written_is_reported_and_kept(tmp_path: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root writes into read-only folders")
+def test_a_file_that_cannot_be_written_is_reported_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = skill(tmp_path, "colon", COLON)
-    path.parent.chmod(0o555)
-    try:
-        code, out, err = run("check", ".", "--no-cache", "--fix", cwd=tmp_path)
-    finally:
-        path.parent.chmod(0o755)
-    assert code == 1 and "cannot write the fixes" in err and "SK104" in out
+
+    def refuse(src: str, dst: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)  # the rename over the file fails (read-only folder)
+    code, out, err = run("check", ".", "--no-cache", "--fix", cwd=tmp_path)
+    assert code == 1 and err == "skills/colon/SKILL.md: cannot write the fixes: Permission denied\n"
+    assert "SK104" in out and "Fixed" not in out
     assert path.read_text(encoding="utf-8") == COLON
+    assert [p.name for p in path.parent.iterdir()] == ["SKILL.md"]  # the temporary file is gone
 
 
 def test_not_utf8_files_are_not_fixed(tmp_path: Path) -> None:
