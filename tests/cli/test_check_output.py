@@ -3,35 +3,15 @@
 
 from __future__ import annotations
 
-import io
 import json
-import os
 from pathlib import Path
 
 import pytest
-
-from skills_lsp.cli import main
+from helpers import run_cli as run
+from helpers import write_skill as skill
 
 BAD = "---\nname: Bad\ndescription: Use when x.\n---\nSee [a](references/none.md).\n"
 COLON = "---\nname: colon\ndescription: Use when: the user asks for it\n---\n\nSteps.\n"
-
-
-def run(*argv: str, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
-
-
-def skill(root: Path, name: str, text: str) -> Path:
-    path = root / "skills" / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 # --- baseline ------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@ statuses, and the properties ruff's users rely on (valid skills untouched, a sec
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import stat
@@ -11,10 +10,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
+from helpers import write_skill as skill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.cli import main
 from skills_lsp.core.rules.check import check_paths
 from skills_lsp.core.rules.fixing import apply_edits, fix_kind
 from skills_lsp.core.workspace.settings import resolve_config
@@ -26,24 +26,6 @@ COLON_FIXED = '---\nname: colon\ndescription: "Use when: the user asks for it"\n
 # Only an unsafe fix (a rename) for SK204; a safe one for SK501.
 MIXED = "---\nname: Mixed\ndescription: Use when mixing.\nallowed-tools:\n  - Read\n  - Grep\n---\n\nSteps.\n"
 GOOD = "---\nname: good\ndescription: Formats notes. Use when the user asks for notes.\n---\nSteps.\n"
-
-
-def run(*argv: str, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
-
-
-def skill(root: Path, name: str, text: str | bytes) -> Path:
-    path = root / "skills" / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
-    return path
 
 
 def test_fix_applies_safe_fixes_and_exits_zero_when_nothing_is_left(tmp_path: Path) -> None:

@@ -18,14 +18,16 @@ from skills_lsp._version import __version__
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
-from skills_lsp.core.parse.frontmatter import parse_bytes, read_limited
+from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import RuleContext, Target
 from skills_lsp.core.rules.suppress import Directive, parse_directives
 from skills_lsp.core.rules.validate import (
     DEFAULT_CONFIG,
+    DocumentResult,
     check_document,
     enabled_rules,
     file_findings,
@@ -283,19 +285,8 @@ def check_file(
         probes[_CONTENT_PROBE + str(p)] = hashlib.sha256(content).hexdigest()
         return content
 
-    tools = manifest.registry if manifest is not None else None
     doc = parse_bytes(data)
-    result = check_document(
-        doc,
-        item.path,
-        kind=item.kind,
-        profile=chosen,
-        config=config,
-        exists=exists,
-        read=read,
-        tools=tools,
-        manifest_path=manifest.path if manifest is not None else None,
-    )
+    result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
@@ -313,6 +304,29 @@ def check_file(
             },
         )
     return FileCheck(result.findings, named, False, directives)
+
+
+def check_item(
+    doc: Document,
+    item: SkillFile,
+    profile: Profile,
+    config: Config,
+    manifest: Manifest | None,
+    exists: Callable[[Path], bool] | None = None,
+    read: Callable[[Path, int], bytes] | None = None,
+) -> DocumentResult:
+    """The per-file rules' findings for a discovered file's parse, with the workspace's manifest."""
+    return check_document(
+        doc,
+        item.path,
+        kind=item.kind,
+        profile=profile,
+        config=config,
+        exists=exists,
+        read=read,
+        tools=manifest.registry if manifest is not None else None,
+        manifest_path=manifest.path if manifest is not None else None,
+    )
 
 
 def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:

@@ -26,9 +26,9 @@ from pathlib import Path
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.model import Applicability, Finding, Fix, Position, Severity, SkillFile, TextEdit
 from skills_lsp.core.parse.frontmatter import BOM, MAX_FILE_BYTES, parse_text, read_limited
-from skills_lsp.core.rules.check import Manifest, named_skill, workspace_findings
+from skills_lsp.core.rules.check import Manifest, check_item, named_skill, workspace_findings
 from skills_lsp.core.rules.suppress import parse_directives
-from skills_lsp.core.rules.validate import DEFAULT_CONFIG, check_document, finish_findings, resolve_profile
+from skills_lsp.core.rules.validate import DEFAULT_CONFIG, finish_findings, resolve_profile
 from skills_lsp.core.rules.workspace import NamedSkill
 
 MAX_ROUNDS = 10
@@ -211,15 +211,7 @@ def fix_file(
 
     def check(text: str) -> list[Finding]:
         doc = parse_text(bom + text)
-        result = check_document(
-            doc,
-            item.path,
-            kind=item.kind,
-            profile=chosen,
-            config=config,
-            tools=manifest.registry if manifest is not None else None,
-            manifest_path=manifest.path if manifest is not None else None,
-        )
+        result = check_item(doc, item, chosen, config, manifest)
         found = result.findings
         me = named_skill(result.context, item)
         rivals = same_name.get(me.name or "", []) if me.name is not None else []
