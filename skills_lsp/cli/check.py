@@ -182,7 +182,12 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result.findings[:0] = config_problems
     reported = baseline.new(result.findings) if baseline is not None else result.findings
     if args.write_baseline:
-        count = write_baseline(Path(args.write_baseline), result.findings)
+        try:
+            count = write_baseline(Path(args.write_baseline), result.findings)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write the baseline {printable(args.write_baseline)}: {exc.strerror or exc}"
+            ) from None
         err.write(
             f"Recorded {count} finding{'s' if count != 1 else ''} in {printable(args.write_baseline)}.\n"
         )

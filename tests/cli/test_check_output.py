@@ -173,3 +173,11 @@ def test_gitlab_severities(tmp_path: Path) -> None:
         ("SK204", "major"),
         ("SK401", "minor"),
     }
+
+
+def test_a_baseline_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    (tmp_path / "taken").mkdir()
+    code, out, err = run("check", ".", "--no-cache", "--write-baseline", "taken", cwd=tmp_path)
+    assert code == 2 and out == "" and err.startswith("skills-lsp: error: cannot write the baseline taken: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["skills", "taken"]  # no temporary file left
