@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from helpers import run_cli as run
 from helpers import write_skill as skill
 
 BAD = "---\nname: Bad\ndescription: Use when x.\n---\nSee [a](references/none.md).\n"
+REPO = Path(__file__).resolve().parents[2]
 COLON = "---\nname: colon\ndescription: Use when: the user asks for it\n---\n\nSteps.\n"
 
 
@@ -181,3 +183,13 @@ def test_a_baseline_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> N
     code, out, err = run("check", ".", "--no-cache", "--write-baseline", "taken", cwd=tmp_path)
     assert code == 2 and out == "" and err.startswith("skills-lsp: error: cannot write the baseline taken: ")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["skills", "taken"]  # no temporary file left
+
+
+def test_statistics_and_fixable_counts_are_the_same_from_the_cache(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    root = tmp_path / "examples"
+    cache = str(tmp_path / "cache")
+    for flags in (["--statistics"], ["--show-fixes", "--unsafe-fixes"], []):
+        fresh = run("check", ".", "--no-cache", *flags, cwd=root)
+        assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # fills the cache
+        assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # read from it

@@ -128,7 +128,8 @@ class CheckCache:
 
 def _finding_to_cache(f: Finding) -> list[Any]:
     r = f.range
-    fixes = [[fix.title, fix.applicability.value] for fix in f.fixes]
+    # Only the fixes `--fix` could apply (in this file): the counts and `--statistics` need their kinds.
+    fixes = [[fix.title, fix.applicability.value] for fix in f.fixes if fix.edits and not fix.changes]
     return [
         f.code,
         int(f.severity),
@@ -142,8 +143,9 @@ def _finding_to_cache(f: Finding) -> list[Any]:
 
 
 def _finding_from_cache(path: str, row: list[Any]) -> Finding:
-    """A cached finding. Its fixes keep their titles and how far they can be trusted, not their
-    edits: `fixing.fix_paths` computes those again from the file."""
+    """A cached finding. Of its fixes, those that edit only this file are kept, with their titles
+    and how far they can be trusted but not their edits: `fixing.fix_file` computes those again
+    from the file."""
     code, severity, message, sl, sc, el, ec, fixes = row
     kept = tuple(Fix(title, (), Applicability(kind)) for title, kind in fixes)
     return Finding(path, code, Severity(severity), message, Range(Position(sl, sc), Position(el, ec)), kept)
