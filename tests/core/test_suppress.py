@@ -225,3 +225,19 @@ def test_a_suppressed_sk701_is_used_and_the_cache_gives_the_same_answer(tmp_path
     assert [(f.path, f.code, f.range) for f in second.findings] == [
         (f.path, f.code, f.range) for f in first.findings
     ]
+
+
+def test_a_reason_after_the_codes_is_kept_when_codes_are_removed() -> None:
+    yaml = doc("licence: MIT  # skills-lsp: ignore[SK401, SK303] -- a vendor key")
+    assert fixed(yaml) == doc("licence: MIT  # skills-lsp: ignore[SK401] -- a vendor key")
+    html = doc(body="references/a.md <!-- skills-lsp-disable-line SK603, SK1 -- written later -->\n")
+    assert [f.code for f in findings(html)] == ["SK005"]
+    assert fixed(html) == doc(
+        body="references/a.md <!-- skills-lsp-disable-line SK603 -- written later -->\n"
+    )
+
+
+def test_empty_brackets_are_sk005_not_every_code() -> None:
+    result = findings(doc("licence: MIT  # skills-lsp: ignore[]"))
+    assert [f.code for f in result] == ["SK401", "SK005"]
+    assert "`ignore[]` names no code" in result[1].message

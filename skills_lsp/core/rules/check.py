@@ -39,7 +39,7 @@ from skills_lsp.core.rules.validate import (
 from skills_lsp.core.rules.workspace import NamedSkill
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
-_CACHE_FORMAT = 5  # bumped when what is cached changes (suppression comments, fixes' kinds)
+_CACHE_FORMAT = 6  # bumped when what is cached changes (suppression comments, fixes' kinds)
 _CONTENT_PROBE = "sha256:"
 _PROBE_READ_LIMIT = 1024 * 1024
 

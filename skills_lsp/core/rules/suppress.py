@@ -70,12 +70,14 @@ class Directive:
     delete: Range  # what removing it deletes: the comment and its padding, or its whole line
     entries: tuple[Entry, ...] = ()
     problem: str | None = None  # why it is not a valid directive
+    reason: str = ""  # what the author wrote after the codes (kept when codes are removed)
 
     def render(self, codes: Sequence[str]) -> str:
-        """The comment naming only `codes`."""
+        """The comment naming only `codes`, with its reason."""
         if self.style == "yaml":
-            return f"# skills-lsp: {self.verb}[{', '.join(codes)}]"
-        return f"<!-- skills-lsp-{self.verb} {' '.join(codes)} -->"
+            return f"# skills-lsp: {self.verb}[{', '.join(codes)}]{self.reason}"
+        reason = f" -- {self.reason}" if self.reason else ""
+        return f"<!-- skills-lsp-{self.verb} {' '.join(codes)}{reason} -->"
 
     def to_row(self) -> list[Any]:
         return [
@@ -85,11 +87,12 @@ class Directive:
             _range_row(self.delete),
             [[e.code, _range_row(e.range), e.first_line, e.last_line] for e in self.entries],
             self.problem,
+            self.reason,
         ]
 
     @staticmethod
     def from_row(row: list[Any]) -> Directive:
-        style, verb, comment, delete, entries, problem = row
+        style, verb, comment, delete, entries, problem, reason = row
         return Directive(
             style,
             verb,
@@ -97,6 +100,7 @@ class Directive:
             Range.of(*delete),
             tuple(Entry(code, Range.of(*rng), first, last) for code, rng, first, last in entries),
             problem,
+            reason,
         )
 
 
@@ -150,6 +154,8 @@ def _yaml_directives(doc: Document) -> Iterator[Directive]:
             )
         elif body.group("codes") is None and _CODE_LIKE.match(body.group("rest")):
             problem = f"Put the codes in brackets: `# skills-lsp: {verb}[{body.group('rest').strip()}]`."
+        elif body.group("codes") is not None and not body.group("codes").strip():
+            problem = f"`{verb}[]` names no code; name one, or write `{verb}` alone for every code."
         else:
             if verb == "ignore-file":
                 first, last = 0, END_OF_FILE
@@ -158,7 +164,8 @@ def _yaml_directives(doc: Document) -> Iterator[Directive]:
             codes = body.group("codes") or ""
             start = column + match.start("tail") + body.start("codes") if body.group("codes") else 0
             entries, problem = _entries(codes, start, number, first, last, comment)
-        yield Directive("yaml", verb, comment, delete, entries, problem)
+        reason = body.group("rest").rstrip() if body is not None else ""
+        yield Directive("yaml", verb, comment, delete, entries, problem, reason)
 
 
 def _code_spans(line: str) -> list[tuple[int, int]]:
@@ -230,9 +237,8 @@ def _html_directives(doc: Document) -> Iterator[Directive]:
                 "disable-next-line": (number + 1, number + 1),
                 "disable-line": (number, number),
             }[verb]
-            entries, problem = _entries(
-                match.group("codes"), match.start("codes"), number, first, last, comment
-            )
+            codes, _, reason = match.group("codes").partition("--")  # `-- why`, as ESLint allows
+            entries, problem = _entries(codes, match.start("codes"), number, first, last, comment)
             if verb == "enable" and problem is None:  # it only ends the blocks of earlier disables
                 codes = {e.code for e in entries}
                 for d, directive in enumerate(found):
@@ -242,7 +248,7 @@ def _html_directives(doc: Document) -> Iterator[Directive]:
                         if directive.verb == "disable" and key not in ends and wanted:
                             ends[key] = number
                 continue
-            found.append(Directive("html", verb, comment, delete, entries, problem))
+            found.append(Directive("html", verb, comment, delete, entries, problem, reason.strip()))
         if rest.strip():
             leading = False
     for d, directive in enumerate(found):
@@ -251,7 +257,13 @@ def _html_directives(doc: Document) -> Iterator[Directive]:
             for i, e in enumerate(directive.entries)
         )
         yield Directive(
-            directive.style, directive.verb, directive.comment, directive.delete, entries, directive.problem
+            directive.style,
+            directive.verb,
+            directive.comment,
+            directive.delete,
+            entries,
+            directive.problem,
+            directive.reason,
         )
 
 
