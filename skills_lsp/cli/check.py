@@ -36,7 +36,7 @@ from skills_lsp.core.rules.check import (
 )
 from skills_lsp.core.rules.fixing import FileFix, fix_file, fix_kind, write_atomically
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.rules.reference import rule_json, rule_text, rules_markdown
+from skills_lsp.core.rules.reference import fix_kinds, rule_json, rule_text, rules_markdown
 from skills_lsp.core.workspace.settings import resolve_config
 
 if TYPE_CHECKING:
@@ -294,8 +294,10 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("\n")
         return 0
     for r in rows:
-        fix = "fix" if r.fixable else "   "
-        out.write(f"{r.code}  {r.severity.label:<7}  {fix}  {r.name:<28} {r.summary}\n")
+        # How far `check --fix` goes: safe, unsafe (--unsafe-fixes) or editor (display-only).
+        kinds = fix_kinds(r)
+        fix = {"display-only": "editor"}.get(kinds[0], kinds[0]) if kinds else ""
+        out.write(f"{r.code}  {r.severity.label:<7}  {fix:<6}  {r.name:<28} {r.summary}\n")
     return 0
 
 
