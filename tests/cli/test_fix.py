@@ -15,8 +15,10 @@ from helpers import write_skill as skill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from skills_lsp.core.model import Applicability
 from skills_lsp.core.rules.check import check_paths
 from skills_lsp.core.rules.fixing import apply_edits, fix_kind
+from skills_lsp.core.rules.validate import validate_file
 from skills_lsp.core.workspace.settings import resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -388,3 +390,31 @@ def test_apply_edits_clamps_positions_past_the_end() -> None:
     assert apply_edits("ab\r\n", [TextEdit(Range.of(0, 1, 0, 9), "X")]) == "aX\r\n"
     with pytest.raises(ValueError):
         apply_edits("abc", [TextEdit(Range.of(0, 0, 0, 2), ""), TextEdit(Range.of(0, 1, 0, 3), "")])
+
+
+# --- what --fix cannot do honestly is not counted as fixable -------------------------------------
+
+
+def test_name_fixes_in_a_folder_with_an_invalid_name_are_for_the_editor(tmp_path: Path) -> None:
+    # `name` must equal the folder's name, which is not a valid name: only renaming the folder
+    # clears every name error, so --fix leaves the file and does not count it as fixable.
+    text = "---\nname: pdf_tools\ndescription: Fills PDF forms. Use when asked.\n---\n\nSteps.\n"
+    path = skill(tmp_path, "pdf_tools", text)
+    code, out, _ = run("check", ".", "--no-cache", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert path.read_text(encoding="utf-8") == text
+    assert code == 1 and "SK205 [error]" in out and "fixable" not in out
+    (finding,) = validate_file(path)
+    assert [(f.title, f.applicability) for f in finding.fixes] == [
+        ("Rename to `pdf-tools`", Applicability.DISPLAY_ONLY)  # still a quick fix in the editor
+    ]
+
+
+def test_an_unknown_key_is_not_moved_into_metadata_that_has_it(tmp_path: Path) -> None:
+    text = (
+        "---\nname: notes\ndescription: Takes notes. Use when asked.\nmetadata:\n  homepage: a\n"
+        "homepage: b\n---\n\nSteps.\n"
+    )
+    path = skill(tmp_path, "notes", text)
+    code, out, _ = run("check", ".", "--no-cache", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert path.read_text(encoding="utf-8") == text  # a move would make a duplicate key (SK105)
+    assert (code, "SK401 [warning]" in out, "fixable" in out) == (0, True, False)

@@ -164,6 +164,8 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
         return None
     entry = f"{yaml_string(pair.name)}: {json.dumps(text, ensure_ascii=False)}{doc.eol}"
     metadata = doc.get("metadata")
+    if metadata is not None and any(p.name == pair.name for p in metadata.value.pairs):
+        return None  # `metadata` has that key already: moving it would make a duplicate (SK105)
     lines = pair_lines(doc, pair)
     delete = TextEdit(lines, kept_comments(doc, lines))  # its comments stay where they were
     if metadata is None:
