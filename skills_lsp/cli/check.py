@@ -1,21 +1,42 @@
-"""`check` (findings for skills, in text, JSON, SARIF or GitHub form), `rules`, `rule CODE` and
-`init NAME`."""
+"""`check` (findings for skills, in text, JSON, SARIF, GitHub or GitLab form; `--fix`, baselines,
+statistics), `rules`, `rule CODE` and `init NAME`."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from skills_lsp.cli.common import UsageError, parse_codes, printable
-from skills_lsp.cli.output import sarif_log, write_github, write_json, write_text
+from skills_lsp.cli.common import UsageError, display, parse_codes, printable
+from skills_lsp.cli.output import (
+    Fixability,
+    gitlab_report,
+    sarif_log,
+    write_fixable,
+    write_fixes,
+    write_github,
+    write_json,
+    write_statistics,
+    write_text,
+)
 from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.model import Severity
+from skills_lsp.core.files.config import Config
+from skills_lsp.core.model import Finding, Severity
+from skills_lsp.core.parse.frontmatter import BOM, split_lines
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.check import check_paths, default_cache_dir
+from skills_lsp.core.rules.baseline import Baseline, BaselineError, forget_lines, write_baseline
+from skills_lsp.core.rules.check import (
+    CheckResult,
+    check_paths,
+    default_cache_dir,
+    load_manifest,
+    workspace_root,
+)
+from skills_lsp.core.rules.fixing import FileFix, fix_file, fix_kind, write_atomically
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.rules.reference import rule_json, rule_text, rules_markdown
+from skills_lsp.core.rules.reference import fix_kinds, rule_json, rule_text, rules_markdown
 from skills_lsp.core.workspace.settings import resolve_config
 
 if TYPE_CHECKING:
@@ -39,7 +60,37 @@ def _add_check(sub: Subparsers) -> None:
     )
     check.add_argument("--extend-select", help="rule codes or prefixes to enable in addition")
     check.add_argument("--ignore", help="rule codes or prefixes to disable")
-    check.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text")
+    check.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=["text", "json", "sarif", "github", "gitlab"],
+        default="text",
+        help="text (default), json, sarif (SARIF 2.1.0), github (workflow annotations) or gitlab "
+        "(Code Quality); --format is the same option",
+    )
+    fixing = check.add_argument_group("fixing")
+    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what is left")
+    fixing.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, also apply fixes that change meaning",
+    )
+    fixing.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff and write nothing (exit 1 when there is one)",
+    )
+    fixing.add_argument(
+        "--show-fixes", action="store_true", help="list what was fixed (with --fix) or what --fix would fix"
+    )
+    check.add_argument(
+        "--statistics", action="store_true", help="print a count per code instead of the findings"
+    )
+    check.add_argument("--baseline", metavar="FILE", help="report only findings FILE does not record")
+    check.add_argument(
+        "--write-baseline", metavar="FILE", help="record the findings in FILE (for --baseline) and exit 0"
+    )
     check.add_argument(
         "--min-severity",
         choices=["error", "warning", "info", "hint"],
@@ -88,6 +139,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     explicit = Path(args.config) if args.config else None
     if explicit is not None and not explicit.is_file():
         raise UsageError(f"config file not found: {explicit}")
+    if args.diff and args.write_baseline:
+        raise UsageError("--diff writes nothing; it cannot be combined with --write-baseline")
     config, config_problems = resolve_config(targets, explicit)
     config = config.with_overrides(
         select=parse_codes(args.select, "--select"),
@@ -97,6 +150,12 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
+    baseline: Baseline | None = None
+    if args.baseline:
+        try:
+            baseline = Baseline.load(Path(args.baseline))
+        except BaselineError as exc:
+            raise UsageError(printable(str(exc))) from None
     cache_dir = (
         None
         if args.no_cache
@@ -110,28 +169,127 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write("\r" + " " * 40 + "\r")
         err.flush()
 
-    result = check_paths(
-        targets,
-        config=config,
-        profile=args.profile,
-        cache_dir=cache_dir,
-        progress=progress if show_progress else None,
-    )
+    def run() -> CheckResult:
+        return check_paths(
+            targets,
+            config=config,
+            profile=args.profile,
+            cache_dir=cache_dir,
+            progress=progress if show_progress else None,
+        )
+
+    result = run()
+    fixes: list[FileFix] = []
+    if args.fix or args.diff:
+        fixes = _fix(args, targets, config, result, baseline, err)
+        if args.diff:
+            return _write_diff(fixes, args, out, err)
+        if any(f.changed for f in fixes):
+            forget_lines()
+            result = run()
     result.findings[:0] = config_problems
+    reported = baseline.new(result.findings) if baseline is not None else result.findings
+    if args.write_baseline:
+        try:
+            count = write_baseline(Path(args.write_baseline), result.findings)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write the baseline {printable(args.write_baseline)}: {exc.strerror or exc}"
+            ) from None
+        err.write(
+            f"Recorded {count} finding{'s' if count != 1 else ''} in {printable(args.write_baseline)}.\n"
+        )
+        return 0
     threshold = Severity.parse(args.min_severity)
-    shown = [f for f in result.findings if f.severity <= threshold]
-    if args.format == "json":
+    shown = [f for f in reported if f.severity <= threshold]
+    fixed = sum(len(f.applied) for f in fixes if f.changed)
+    if args.statistics:
+        write_statistics(shown, out, args.unsafe_fixes, as_json=args.format == "json")
+    elif args.format == "json":
         write_json(shown, out)
     elif args.format == "sarif":
         json.dump(sarif_log(shown), out, indent=2, ensure_ascii=False)
         out.write("\n")
     elif args.format == "github":
         write_github(shown, out)
+    elif args.format == "gitlab":
+        json.dump(gitlab_report(shown), out, indent=2, ensure_ascii=False)
+        out.write("\n")
     else:
-        write_text(result, shown, out)
+        write_text(result, shown, out, fixed=fixed, fixability=Fixability.of(shown, args.unsafe_fixes))
+    if args.show_fixes:  # the machine formats keep stdout to themselves
+        stream = out if args.format == "text" and not args.statistics else err
+        if args.fix:
+            write_fixes(fixes, stream)
+        else:
+            write_fixable(shown, stream, args.unsafe_fixes)
     if args.exit_zero:
         return 0
-    return 1 if any(f.severity is Severity.ERROR for f in result.findings) else 0
+    return 1 if any(f.severity is Severity.ERROR for f in reported) else 0
+
+
+def _fix(
+    args: argparse.Namespace,
+    targets: list[str],
+    config: Config,
+    result: CheckResult,
+    baseline: Baseline | None,
+    err: TextIO,
+) -> list[FileFix]:
+    """Fix (in memory) every file that has a finding `--fix` would fix; write them unless
+    `--diff`. Only such files are read again, so a file without a finding is never touched."""
+    reported = baseline.new(result.findings) if baseline is not None else result.findings
+    wanted = {f.path for f in reported if fix_kind(f, args.unsafe_fixes) is not None}
+    if not wanted:
+        return []
+    manifest, _ = load_manifest(workspace_root(targets, config), config)
+
+    def keep(findings: list[Finding], text: str) -> list[Finding]:
+        assert baseline is not None
+        lines = split_lines(text.removeprefix(BOM))
+        return baseline.new(findings, lambda _path: lines)
+
+    fixes: list[FileFix] = []
+    for item in result.files:
+        if item.path not in wanted:
+            continue
+        fixed = fix_file(
+            item,
+            config=config,
+            profile=args.profile,
+            manifest=manifest,
+            others=result.named,
+            unsafe=args.unsafe_fixes,
+            keep=keep if baseline is not None else None,
+        )
+        if fixed is None or not fixed.changed:
+            continue
+        if not args.diff:
+            try:
+                write_atomically(item.path, fixed.after)
+            except OSError as exc:
+                err.write(f"{display(item.path)}: cannot write the fixes: {exc.strerror or exc}\n")
+                continue
+        fixes.append(fixed)
+    return fixes
+
+
+def _write_diff(fixes: list[FileFix], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`--diff`: a unified diff per file `--fix` would change; exit 1 when there is one."""
+    for fix in fixes:
+        name = display(fix.path)
+        before = fix.before.decode("utf-8").splitlines(keepends=True)
+        after = fix.after.decode("utf-8").splitlines(keepends=True)
+        for line in difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"):
+            out.write(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    if args.show_fixes:
+        write_fixes(fixes, err, would=True)
+    else:
+        total = sum(len(f.applied) for f in fixes)
+        err.write(
+            f"Would fix {total} problem{'s' if total != 1 else ''}.\n" if total else "No fixes to apply.\n"
+        )
+    return 1 if fixes else 0
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -144,8 +302,10 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("\n")
         return 0
     for r in rows:
-        fix = "fix" if r.fixable else "   "
-        out.write(f"{r.code}  {r.severity.label:<7}  {fix}  {r.name:<28} {r.summary}\n")
+        # How far `check --fix` goes: safe, unsafe (--unsafe-fixes) or editor (display-only).
+        kinds = fix_kinds(r)
+        fix = {"display-only": "editor"}.get(kinds[0], kinds[0]) if kinds else ""
+        out.write(f"{r.code}  {r.severity.label:<7}  {fix:<6}  {r.name:<28} {r.summary}\n")
     return 0
 
 

@@ -1,19 +1,25 @@
-"""How `check` prints findings: text, JSON, GitHub workflow annotations and SARIF 2.1.0."""
+"""How `check` prints findings: text, JSON, GitHub workflow annotations, SARIF 2.1.0 and GitLab
+Code Quality; the per-code statistics; what `--fix` fixed or would fix."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
 from skills_lsp._version import __version__
 from skills_lsp.cli.common import display, printable, relative
-from skills_lsp.core.model import Finding, Severity
+from skills_lsp.core.model import Applicability, Finding, Severity
 from skills_lsp.core.rules import RULES
+from skills_lsp.core.rules.baseline import file_lines, fingerprint
 from skills_lsp.core.rules.check import CheckResult
+from skills_lsp.core.rules.fixing import FileFix, fix_kind
 
 DOCS_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 _SARIF_LEVEL = {
@@ -33,25 +39,151 @@ def _counts(findings: Sequence[Finding]) -> str:
     return ", ".join(parts)
 
 
-def write_text(result: CheckResult, shown: Sequence[Finding], out: TextIO) -> None:
+def _problems(n: int) -> str:
+    return f"{n} problem{'s' if n != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class Fixability:
+    """How many shown findings `--fix` would fix, and how many more `--unsafe-fixes` would."""
+
+    fixable: int = 0
+    unsafe_only: int = 0
+
+    @staticmethod
+    def of(shown: Sequence[Finding], unsafe: bool) -> Fixability:
+        kinds = [fix_kind(f, True) for f in shown]
+        safe = sum(k is Applicability.SAFE for k in kinds)
+        risky = sum(k is Applicability.UNSAFE for k in kinds)
+        return Fixability(safe + risky, 0) if unsafe else Fixability(safe, risky)
+
+    def footer(self) -> str:
+        if self.fixable:
+            more = f" ({self.unsafe_only} more with `--fix --unsafe-fixes`)" if self.unsafe_only else ""
+            return f"[*] {self.fixable} fixable with `--fix`{more}.\n"
+        if self.unsafe_only:
+            return f"{self.unsafe_only} fixable with `--fix --unsafe-fixes`.\n"
+        return ""
+
+
+def write_text(
+    result: CheckResult,
+    shown: Sequence[Finding],
+    out: TextIO,
+    *,
+    fixed: int = 0,
+    fixability: Fixability | None = None,
+) -> None:
     for f in shown:
         line, col = f.range.start.line + 1, f.range.start.character + 1
         out.write(f"{display(f.path)}:{line}:{col}: {f.code} [{f.severity.label}] {printable(f.message)}\n")
     files = len(result.files)
     noun = "file" if files == 1 else "files"
+    fixed_note = f"Fixed {_problems(fixed)}.\n" if fixed else ""
     if shown:
-        plural = "s" if len(shown) != 1 else ""
-        out.write(f"\nFound {len(shown)} problem{plural} ({_counts(shown)}) in {files} {noun}.\n")
+        out.write(f"\n{fixed_note}Found {_problems(len(shown))} ({_counts(shown)}) in {files} {noun}.\n")
+        if fixability is not None:
+            out.write(fixability.footer())
     else:
-        out.write(f"All checks passed: {files} {noun}.\n")
+        out.write(f"{fixed_note}All checks passed: {files} {noun}.\n")
+
+
+def write_statistics(shown: Sequence[Finding], out: TextIO, unsafe: bool, as_json: bool) -> None:
+    """One row per code, most frequent first: count, code, `[*]` when `--fix` fixes some of
+    them (with `--unsafe-fixes` when it was given), name."""
+    counts = Counter(f.code for f in shown)
+    fixable = {f.code for f in shown if fix_kind(f, unsafe) is not None}
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if as_json:
+        data = [
+            {"code": code, "name": _name(code), "count": n, "fixable": code in fixable} for code, n in rows
+        ]
+        json.dump(data, out, indent=2)
+        out.write("\n")
+        return
+    width = max((len(str(n)) for _, n in rows), default=1)
+    for code, n in rows:
+        mark = "[*]" if code in fixable else "   "
+        out.write(f"{n:>{width}}\t{code}\t{mark} {_name(code)}\n")
+
+
+def _name(code: str) -> str:
+    rule = RULES.get(code)
+    return rule.name if rule is not None else ""
+
+
+def write_fixes(fixes: Sequence[FileFix], out: TextIO, would: bool = False) -> None:
+    """What `--fix` fixed (or, `would`, what it would fix), per file and code, as ruff lists it."""
+    done = [f for f in fixes if f.applied and f.changed]
+    total = sum(len(f.applied) for f in done)
+    if not total:
+        out.write("No fixes to apply.\n" if would else "No fixes applied.\n")
+        return
+    out.write(f"{'Would fix' if would else 'Fixed'} {_problems(total)}:\n")
+    for fix in done:
+        out.write(f"- {display(fix.path)}:\n")
+        for (code, title), n in Counter((a.code, a.title) for a in fix.applied).items():
+            out.write(f"    {n} × {code} ({_name(code)}): {printable(title)}\n")
+
+
+def write_fixable(shown: Sequence[Finding], out: TextIO, unsafe: bool) -> None:
+    """`--show-fixes` without `--fix`: the fix `--fix` would apply to each finding."""
+    rows = []
+    for f in shown:
+        kind = fix_kind(f, unsafe)
+        if kind is None:
+            continue
+        title = next(x.title for x in f.fixes if x.applicability is kind and not x.changes)
+        line, col = f.range.start.line + 1, f.range.start.character + 1
+        note = " (unsafe)" if kind is Applicability.UNSAFE else ""
+        rows.append(f"{display(f.path)}:{line}:{col}: {f.code} {printable(title)}{note}\n")
+    out.write(f"\nFixable with `--fix{' --unsafe-fixes' if unsafe else ''}`:\n" if rows else "")
+    out.writelines(rows)
+
+
+_GITLAB_SEVERITY = {
+    Severity.ERROR: "major",
+    Severity.WARNING: "minor",
+    Severity.INFO: "info",
+    Severity.HINT: "info",
+}
+
+
+def gitlab_report(shown: Sequence[Finding]) -> list[dict[str, object]]:
+    """GitLab Code Quality: one issue per finding. The fingerprint is the baseline's content
+    fingerprint (stable when lines move) with the path and an occurrence number, so it is unique."""
+    seen: Counter[tuple[str, str]] = Counter()
+    issues: list[dict[str, object]] = []
+    for f in shown:
+        path = display(f.path)
+        content = fingerprint(f, file_lines(f.path))
+        seen[(path, content)] += 1
+        unique = f"{path}\0{content}\0{seen[(path, content)]}".encode("utf-8", "surrogateescape")
+        r = f.range
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f.code,
+                "description": f"{f.code} {printable(f.message)}",
+                "categories": ["Style"],
+                "severity": _GITLAB_SEVERITY[f.severity],
+                "fingerprint": hashlib.sha256(unique).hexdigest(),
+                "location": {
+                    "path": path,
+                    "positions": {
+                        "begin": {"line": r.start.line + 1, "column": r.start.character + 1},
+                        "end": {"line": r.end.line + 1, "column": r.end.character + 1},
+                    },
+                },
+            }
+        )
+    return issues
 
 
 def write_json(shown: Sequence[Finding], out: TextIO) -> None:
     # One finding per line: readable, and the C encoder (json's indent= uses the slow Python one).
     rows = [
-        json.dumps(
-            dict(f.to_json(), path=display(f.path), message=printable(f.message)), ensure_ascii=False
-        )
+        json.dumps(dict(f.to_json(), path=display(f.path), message=printable(f.message)), ensure_ascii=False)
         for f in shown
     ]
     out.write("[\n  " + ",\n  ".join(rows) + "\n]\n" if rows else "[]\n")

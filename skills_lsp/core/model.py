@@ -66,7 +66,8 @@ class TextEdit:
 class Applicability(enum.Enum):
     """How far a fix can be trusted, as ruff grades them: `safe` keeps what the author meant
     (`check --fix` applies it); `unsafe` may change what a runtime reads (`--unsafe-fixes`);
-    `display-only` is offered in the editor alone (it creates or edits another file)."""
+    `display-only` is offered in the editor alone (it creates or edits another file, or cannot
+    clear the finding without a change outside the file, such as renaming the skill's folder)."""
 
     SAFE = "safe"
     UNSAFE = "unsafe"

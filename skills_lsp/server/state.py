@@ -12,7 +12,7 @@ from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
-from skills_lsp.core.rules.validate import resolve_profile
+from skills_lsp.core.rules.validate import code_matches, resolve_profile
 from skills_lsp.server.folder import FileRole, Folder, Outcome, load_folder, served_kind
 from skills_lsp.server.roles import ROLES
 
@@ -83,5 +83,12 @@ class State:
         folder = self.folder_for(path)
         if folder is None:
             return []
-        handler = ROLES.get(folder.role(path))
-        return handler.findings(folder, path, text, doc) if handler is not None else []
+        role = folder.role(path)
+        handler = ROLES.get(role)
+        if handler is None:
+            return []
+        found = handler.findings(folder, path, text, doc)
+        ignored = folder.config.ignored_for(path)  # the skill role applies them with its comments
+        if ignored and role is not FileRole.SKILL:
+            found = [f for f in found if not code_matches(f.code, ignored)]
+        return found

@@ -216,6 +216,11 @@ def test_cache_reuses_results_and_notices_reference_changes(workspace: Path, tmp
 def test_rules_and_rule() -> None:
     code, out, _ = run("rules")
     assert code == 0 and len(out.splitlines()) == len(RULES)
+    lines = {line[:5]: line for line in out.splitlines()}
+    assert lines["SK104"].startswith("SK104  error    safe    unquoted-colon")
+    assert lines["SK204"].startswith("SK204  error    unsafe  name-not-lowercase")
+    assert lines["SK603"].startswith("SK603  error    editor  missing-reference")
+    assert lines["SK303"].startswith("SK303  error            description-too-long")
     code, out, _ = run("rule", "sk208")
     assert code == 0 and out.startswith("SK208 (name-directory-mismatch)\nSeverity: error")
     assert "must equal the directory name" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -26,3 +27,29 @@ def test_the_readme_shows_what_the_first_set_up_command_prints(
     out = io.StringIO()
     assert main(["check", "examples/", "--no-cache"], out, io.StringIO()) == 1
     assert out.getvalue() == shown.group(1)
+
+
+# The other commands whose output the README shows: a `bash` block with one `skills-lsp` command,
+# then "prints..." and a `text` block with its standard output.
+SHOWN = re.compile(r"```bash\n(skills-lsp [^\n]*)\n```\n\nprints(?:(?!```).)*?```text\n(.*?)```", re.S)
+
+
+def shown_commands() -> list[tuple[str, str]]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    return [(m.group(1), m.group(2)) for m in SHOWN.finditer(readme)]
+
+
+def test_the_readme_shows_the_fix_and_statistics_outputs() -> None:
+    commands = [command for command, _ in shown_commands()]
+    assert any("--diff" in c for c in commands) and any("--statistics" in c for c in commands)
+
+
+@pytest.mark.parametrize(("command", "output"), shown_commands(), ids=[c for c, _ in shown_commands()])
+def test_the_readme_shows_what_each_command_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, output: str
+) -> None:
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    main([*shlex.split(command)[1:], "--no-cache"], out, io.StringIO())
+    assert out.getvalue() == output

@@ -153,6 +153,17 @@ _GUIDE = {"my-skill/references/guide.md": "# Guide\n"}
 
 CASES: list[Case] = [
     # --- SK1xx: structure -------------------------------------------------------------------------
+    # SK005: suppression comments that silence nothing (the rest of the syntax: test_suppress.py).
+    Case("sk005-yaml-unused", "SK005", AG, SKILL,
+         fm(NAME, DESC + "  # skills-lsp: ignore[SK401]"), (2, 32, 2, 59)),
+    Case("sk005-yaml-one-code", "SK005", AG, SKILL,
+         fm(NAME, DESC, "licence: MIT  # skills-lsp: ignore[SK401, SK303]"), (3, 42, 3, 47)),
+    Case("sk005-unknown-code", "SK005", AG, SKILL,
+         fm(NAME, DESC, body="Do the thing. <!-- skills-lsp-disable-line SK999 -->\n"), (5, 14, 5, 52)),
+    Case("sk005-html-unused", "SK005", AG, SKILL,
+         fm(NAME, DESC, body="<!-- skills-lsp-disable SK603 -->\nDo the thing. 🚀\n"), (5, 0, 5, 33)),
+    Case("sk005-malformed", "SK005", AG, SKILL,
+         fm(NAME, DESC + "  # skills-lsp: ignore SK401"), (2, 32, 2, 58)),
     Case("sk101-heading", "SK101", None, SKILL, "# 标题 🚀\n\nBody.\n", (0, 0, 0, 6)),
     Case("sk101-two-dashes", "SK101", AG, SKILL,
          "--\nname: my-skill\ndescription: Use when testing.\n---\n\nBody.\n", (0, 0, 0, 2)),

@@ -55,6 +55,8 @@ class Config:
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    # (glob, codes): rule codes or prefixes not reported for the files a glob matches (as ruff's)
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)
     # gitignore patterns relative to the config's folder (`extend-exclude` adds to `exclude`)
     exclude: tuple[str, ...] = ()
@@ -114,6 +116,15 @@ class Config:
             patterns=(*self.exclude, *self.extend_exclude),
             patterns_base=self.root if self.root is not None else root,
         )
+
+    def ignored_for(self, path: str | os.PathLike[str]) -> tuple[str, ...]:
+        """The rule codes or prefixes `per-file-ignores` turns off for `path`."""
+        if not self.per_file_ignores:
+            return ()
+        rel = self.relative(Path(path))
+        if rel is None:
+            return ()
+        return tuple(code for glob, codes in self.per_file_ignores if glob_match(glob, rel) for code in codes)
 
     def excluded(self, path: Path) -> bool:
         """Whether `exclude` / `extend-exclude` (gitignore patterns) match `path` or a folder on
@@ -257,6 +268,7 @@ _KEYS = {
     "select",
     "extend-select",
     "ignore",
+    "per-file-ignores",
     "severity",
     "exclude",
     "extend-exclude",
@@ -521,6 +533,16 @@ def _read_key(key: str, value: Any, names: ConfigNames) -> dict[str, Any]:
             if not _profile(name, names):
                 raise _EntryError(f"unknown profile `{name}` for `{glob}`; choose one of {profiles}", glob)
         return {"profiles": tuple(value.items())}
+    if key == "per-file-ignores":
+        if not isinstance(value, dict):
+            raise ValueError('expected a table of "glob" = ["CODE", ...]')
+        ignores: list[tuple[str, tuple[str, ...]]] = []
+        for glob, codes in value.items():
+            try:
+                ignores.append((glob, _codes(codes, names)))
+            except ValueError as exc:
+                raise _EntryError(f"`{glob}`: {exc}", glob) from None
+        return {"per_file_ignores": tuple(ignores)}
     if key in ("select", "extend-select", "ignore"):
         return {key.replace("-", "_"): _codes(value, names)}
     if key == "severity":

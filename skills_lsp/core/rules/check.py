@@ -12,22 +12,26 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skills_lsp._version import __version__
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
-from skills_lsp.core.model import FileKind, Finding, Position, Range, Severity, SkillFile
-from skills_lsp.core.parse.frontmatter import parse_bytes, read_limited
+from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
+from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import RuleContext, Target
+from skills_lsp.core.rules.suppress import Directive, parse_directives
 from skills_lsp.core.rules.validate import (
     DEFAULT_CONFIG,
+    DocumentResult,
     check_document,
     enabled_rules,
     file_findings,
+    finish_findings,
     resolve_profile,
     severity_for,
     unreadable,
@@ -35,7 +39,7 @@ from skills_lsp.core.rules.validate import (
 from skills_lsp.core.rules.workspace import NamedSkill
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
-_CACHE_FORMAT = 4  # bumped when findings change for the same file (SK104 on continuation lines)
+_CACHE_FORMAT = 6  # bumped when what is cached changes (suppression comments, fixes' kinds)
 _CONTENT_PROBE = "sha256:"
 _PROBE_READ_LIMIT = 1024 * 1024
 
@@ -55,6 +59,7 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     files: list[SkillFile] = field(default_factory=list)
     cached: int = 0  # files answered from the cache
+    named: list[NamedSkill] = field(default_factory=list)  # what the workspace rules compared
 
     @property
     def errors(self) -> int:
@@ -123,12 +128,27 @@ class CheckCache:
 
 def _finding_to_cache(f: Finding) -> list[Any]:
     r = f.range
-    return [f.code, int(f.severity), f.message, r.start.line, r.start.character, r.end.line, r.end.character]
+    # Only the fixes `--fix` could apply (in this file): the counts and `--statistics` need their kinds.
+    fixes = [[fix.title, fix.applicability.value] for fix in f.fixes if fix.edits and not fix.changes]
+    return [
+        f.code,
+        int(f.severity),
+        f.message,
+        r.start.line,
+        r.start.character,
+        r.end.line,
+        r.end.character,
+        fixes,
+    ]
 
 
 def _finding_from_cache(path: str, row: list[Any]) -> Finding:
-    code, severity, message, sl, sc, el, ec = row
-    return Finding(path, code, Severity(severity), message, Range(Position(sl, sc), Position(el, ec)))
+    """A cached finding. Of its fixes, those that edit only this file are kept, with their titles
+    and how far they can be trusted but not their edits: `fixing.fix_file` computes those again
+    from the file."""
+    code, severity, message, sl, sc, el, ec, fixes = row
+    kept = tuple(Fix(title, (), Applicability(kind)) for title, kind in fixes)
+    return Finding(path, code, Severity(severity), message, Range(Position(sl, sc), Position(el, ec)), kept)
 
 
 def expand_targets(
@@ -187,13 +207,23 @@ def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
     return Manifest(registry, hashlib.sha256(data).hexdigest(), path), file_findings(path, problems)
 
 
+class FileCheck(NamedTuple):
+    """One file checked: its findings before suppressions, its suppression comments, what the
+    workspace rules need of it, and whether it came from the cache."""
+
+    findings: list[Finding]
+    named: NamedSkill
+    cached: bool
+    directives: list[Directive]
+
+
 def check_file(
     item: SkillFile,
     config: Config,
     profile: str | None,
     cache: CheckCache | None,
     manifest: Manifest | None = None,
-) -> tuple[list[Finding], NamedSkill, bool]:
+) -> FileCheck:
     """Findings for one file (from the cache when the file and its probes are unchanged).
 
     The cache is keyed by the SHA-256 of the content; like git's index, a file whose size and
@@ -202,8 +232,10 @@ def check_file(
     data: bytes | None = None
     stamp: list[int] = []
 
-    def failed(exc: OSError) -> tuple[list[Finding], NamedSkill, bool]:
-        return [unreadable(item.path, exc)], NamedSkill(item.path, item.kind, None, None), False
+    def failed(exc: OSError) -> FileCheck:
+        return FileCheck(
+            [unreadable(item.path, exc)], NamedSkill(item.path, item.kind, None, None), False, []
+        )
 
     chosen = resolve_profile(item.path, item.kind, profile, config)
     key = ""
@@ -230,7 +262,10 @@ def check_file(
             findings = [_finding_from_cache(item.path, row) for row in hit["findings"]]
             nr = hit.get("name_range")
             name_range = Range(Position(nr[0], nr[1]), Position(nr[2], nr[3])) if nr else None
-            return findings, NamedSkill(item.path, item.kind, hit.get("name"), name_range), True
+            directives = [Directive.from_row(row) for row in hit.get("directives", [])]
+            return FileCheck(
+                findings, NamedSkill(item.path, item.kind, hit.get("name"), name_range), True, directives
+            )
     if data is None:
         try:
             data = read_limited(item.path)
@@ -252,20 +287,10 @@ def check_file(
         probes[_CONTENT_PROBE + str(p)] = hashlib.sha256(content).hexdigest()
         return content
 
-    tools = manifest.registry if manifest is not None else None
     doc = parse_bytes(data)
-    result = check_document(
-        doc,
-        item.path,
-        kind=item.kind,
-        profile=chosen,
-        config=config,
-        exists=exists,
-        read=read,
-        tools=tools,
-        manifest_path=manifest.path if manifest is not None else None,
-    )
+    result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
     named = named_skill(result.context, item)
+    directives = parse_directives(doc)
     if cache is not None:
         r = named.name_range
         cache.put(
@@ -277,9 +302,33 @@ def check_file(
                 "probes": probes,
                 "name": named.name,
                 "name_range": [r.start.line, r.start.character, r.end.line, r.end.character] if r else None,
+                "directives": [d.to_row() for d in directives],
             },
         )
-    return result.findings, named, False
+    return FileCheck(result.findings, named, False, directives)
+
+
+def check_item(
+    doc: Document,
+    item: SkillFile,
+    profile: Profile,
+    config: Config,
+    manifest: Manifest | None,
+    exists: Callable[[Path], bool] | None = None,
+    read: Callable[[Path, int], bytes] | None = None,
+) -> DocumentResult:
+    """The per-file rules' findings for a discovered file's parse, with the workspace's manifest."""
+    return check_document(
+        doc,
+        item.path,
+        kind=item.kind,
+        profile=profile,
+        config=config,
+        exists=exists,
+        read=read,
+        tools=manifest.registry if manifest is not None else None,
+        manifest_path=manifest.path if manifest is not None else None,
+    )
 
 
 def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
@@ -303,6 +352,31 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
                 severity = severity_for(rule, chosen, config)
                 findings.append(Finding(skill.path, rule.code, severity, report.message, report.range))
     return findings
+
+
+def finish_all(
+    findings: list[Finding],
+    files: Sequence[SkillFile],
+    directives: dict[str, list[Directive]],
+    config: Config,
+    profile: str | None,
+) -> list[Finding]:
+    """Every file's findings as reported (`validate.finish_findings`): per-file ignores and
+    suppression comments applied, SK005 added. Only files that have either are regrouped."""
+    if not directives and not config.per_file_ignores:
+        return findings
+    kinds = {item.path: item.kind for item in files}
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    for path in directives:
+        by_path.setdefault(path, [])
+    finished: list[Finding] = []
+    for path, group in by_path.items():
+        kind = kinds.get(path)
+        chosen = resolve_profile(path, kind if kind is not None else kind_of(Path(path)), profile, config)
+        finished.extend(finish_findings(group, path, directives.get(path, ()), chosen, config))
+    return finished
 
 
 def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
@@ -331,16 +405,20 @@ def check_paths(
     manifest, manifest_problems = load_manifest(workspace_root(targets, config), config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)
-    named: list[NamedSkill] = []
+    named = result.named
+    directives: dict[str, list[Directive]] = {}
     total = len(files)
     for index, item in enumerate(files, 1):
-        findings, skill, hit = check_file(item, config, profile, cache, manifest)
-        result.findings.extend(findings)
-        result.cached += hit
-        named.append(skill)
+        checked = check_file(item, config, profile, cache, manifest)
+        result.findings.extend(checked.findings)
+        result.cached += checked.cached
+        named.append(checked.named)
+        if checked.directives:
+            directives[item.path] = checked.directives
         if progress is not None and (index % 200 == 0 or index == total):
             progress(index, total)
     result.findings.extend(workspace_findings(named, config, profile))
+    result.findings = finish_all(result.findings, files, directives, config, profile)
     result.findings.sort(key=Finding.sort_key)
     if cache is not None:
         cache.save()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterator, Sequence
 
 from skills_lsp.core import schema
 from skills_lsp.core.model import Applicability, Fix, Position, Range, TextEdit
@@ -102,24 +103,28 @@ def comment_of(line: str) -> str | None:
     return line[start:].rstrip() if start >= 0 else None
 
 
-def kept_comments(doc: Document, rng: Range, indent: str = "") -> str:
-    """The comments inside the whole lines of `rng`, one per line: what a fix that rewrites
-    those lines puts back, so nothing a user wrote is lost. Quoted values that span lines and
-    block scalars (`|`, `>`) are text, not comments."""
-    comments: list[str] = []
+def yaml_comments(lines: Sequence[str], first: int = 0) -> Iterator[tuple[int, int, str]]:
+    """(line number, column, text) of each comment in YAML `lines` (numbered from `first`).
+    Quoted values that span lines and block scalars (`|`, `>`) are text, not comments."""
     quote, block = "", -1  # block: the indent of a line that opened a block scalar
-    for line in doc.lines[rng.start.line : rng.end.line]:
+    for number, line in enumerate(lines, first):
         depth = len(line) - len(line.lstrip(" \t"))
         if block >= 0 and (not line.strip() or depth > block):
             continue  # a block scalar's content
         block = -1
         start, quote = _scan(line, quote)
         if start >= 0:
-            comments.append(line[start:].rstrip())
+            yield number, start, line[start:].rstrip()
         code = line[:start] if start >= 0 else line
         if not quote and _BLOCK_SCALAR.search(code):
             block = depth
-    return "".join(f"{indent}{c}{doc.eol}" for c in comments)
+
+
+def kept_comments(doc: Document, rng: Range, indent: str = "") -> str:
+    """The comments inside the whole lines of `rng`, one per line: what a fix that rewrites
+    those lines puts back, so nothing a user wrote is lost."""
+    comments = yaml_comments(doc.lines[rng.start.line : rng.end.line])
+    return "".join(f"{indent}{text}{doc.eol}" for _, _, text in comments)
 
 
 def find_pair(node: YamlNode, key_range: Range) -> YamlPair | None:
@@ -159,6 +164,8 @@ def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
         return None
     entry = f"{yaml_string(pair.name)}: {json.dumps(text, ensure_ascii=False)}{doc.eol}"
     metadata = doc.get("metadata")
+    if metadata is not None and any(p.name == pair.name for p in metadata.value.pairs):
+        return None  # `metadata` has that key already: moving it would make a duplicate (SK105)
     lines = pair_lines(doc, pair)
     delete = TextEdit(lines, kept_comments(doc, lines))  # its comments stay where they were
     if metadata is None:

@@ -11,6 +11,8 @@ and its target, which says where its findings come from and what the function re
 - `file`: problems a loader recorded about a file that is not a skill (the config, the tool
   manifest, the test queries, ADK's loader, an unreadable file); the loader names the rule.
 - `routing`: the outcomes of the routing tests (`RoutingRun`), computed by the routing stage.
+- `suppression`: a file's suppression comments and which of them silenced a finding
+  (`rules/suppress.py`), once every other rule has reported on the file.
 
 `rules/validate.py` runs them; nothing else makes a finding with a code of its own.
 """
@@ -48,6 +50,7 @@ class Target(enum.Enum):
     WORKSPACE = "workspace"  # Sequence[NamedSkill]: every checked file
     FILE = "file"  # FileProblems: what a loader recorded about a file
     ROUTING = "routing"  # RoutingRun: the routing tests' outcomes
+    SUPPRESSION = "suppression"  # SuppressionRun: a file's suppression comments, once used
 
 
 class Report(NamedTuple):
@@ -172,6 +175,7 @@ _ORIGIN = {
     Target.WORKSPACE: "checked over every file of the workspace",
     Target.FILE: "reported by a loader, on the file it reads",
     Target.ROUTING: "reported on the test-query file from the routing tests' results",
+    Target.SUPPRESSION: "checked on each file's suppression comments after every other rule",
 }
 
 

@@ -18,12 +18,17 @@ from skills_lsp.core.parse.tool_manifest import ToolRegistry
 from skills_lsp.core.rules import RULES, Rule, RuleContext
 from skills_lsp.core.rules.profiles import Profile, default_profile, get_profile
 from skills_lsp.core.rules.registry import FileProblems, RoutingRun, Target, rule_named
+from skills_lsp.core.rules.suppress import Directive, SuppressionRun, parse_directives, suppress
 
 DEFAULT_CONFIG = Config()
 
 
-def _matches(code: str, patterns: Iterable[str]) -> bool:
+def code_matches(code: str, patterns: Iterable[str]) -> bool:
+    """Whether `code` is one of `patterns`: codes, prefixes or `ALL` (select/ignore semantics)."""
     return any(p == "ALL" or code.startswith(p) for p in patterns)
+
+
+_matches = code_matches
 
 
 @lru_cache(maxsize=1024)
@@ -126,6 +131,33 @@ def check_document(
     return DocumentResult(findings, ctx)
 
 
+def finish_findings(
+    findings: Sequence[Finding],
+    path: str | os.PathLike[str],
+    directives: Sequence[Directive],
+    profile: Profile,
+    config: Config = DEFAULT_CONFIG,
+) -> list[Finding]:
+    """One file's findings as reported: without the codes `per-file-ignores` turns off for it and
+    the ones its suppression comments silence, plus the `suppression` rules' findings (SK005)
+    on those comments. Every finding of the file must be in `findings` (the workspace rules'
+    too), or a comment that silences one of them would look unused."""
+    ignored = config.ignored_for(path)
+    kept, used = suppress((f for f in findings if not _matches(f.code, ignored)), directives)
+    if directives:
+        run = SuppressionRun(directives, used)
+        for rule in enabled_rules(profile, config):
+            if rule.target is not Target.SUPPRESSION or _matches(rule.code, ignored):
+                continue
+            severity = severity_for(rule, profile, config)
+            for report in rule.check(run):
+                kept.append(
+                    Finding(str(path), rule.code, severity, report.message, report.range, report.fixes)
+                )
+        kept.sort(key=Finding.sort_key)
+    return kept
+
+
 def file_findings(path: str | os.PathLike[str], problems: Sequence[Problem]) -> list[Finding]:
     """Findings for the problems a loader recorded about `path`: each problem's kind names the
     `file` rule that reports it (its code, severity unless the problem has a lesser one)."""
@@ -165,9 +197,11 @@ def validate_text(
     config: Config = DEFAULT_CONFIG,
     tools: ToolRegistry | None = None,
 ) -> list[Finding]:
-    """Findings for a document held in memory (an editor buffer)."""
+    """Findings for a document held in memory (an editor buffer), as reported: suppressions
+    applied (without the workspace rules, which need every file)."""
     doc = parse_text(text)
-    return check_document(doc, path, kind=kind, profile=profile, config=config, tools=tools).findings
+    result = check_document(doc, path, kind=kind, profile=profile, config=config, tools=tools)
+    return finish_findings(result.findings, path, parse_directives(doc), result.context.profile, config)
 
 
 def validate_file(
@@ -183,6 +217,6 @@ def validate_file(
         data = read_limited(path)
     except OSError as exc:
         return [unreadable(path, exc)]
-    return check_document(
-        parse_bytes(data), path, kind=kind, profile=profile, config=config, tools=tools
-    ).findings
+    doc = parse_bytes(data)
+    result = check_document(doc, path, kind=kind, profile=profile, config=config, tools=tools)
+    return finish_findings(result.findings, path, parse_directives(doc), result.context.profile, config)

@@ -11,7 +11,8 @@ from skills_lsp.core.model import FileKind, Finding, Range, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_text
 from skills_lsp.core.rules.check import named_skill, workspace_findings
 from skills_lsp.core.rules.registry import RuleContext
-from skills_lsp.core.rules.validate import check_document
+from skills_lsp.core.rules.suppress import parse_directives
+from skills_lsp.core.rules.validate import check_document, finish_findings
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.server.folder import Folder, Outcome, Role, same_file, served_kind
 
@@ -28,15 +29,18 @@ def update(folder: Folder, path: Path, text: str | None) -> Outcome:
 
 
 def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> list[Finding]:
+    """As `check` reports them: every rule's, suppression comments and per-file ignores applied."""
+    doc = doc if doc is not None else parse_text(text)
     result = check_document(
-        doc if doc is not None else parse_text(text),
+        doc,
         path,
         kind=served_kind(path) or kind_of(path),
         config=folder.config,
         tools=folder.manifest.registry,
         manifest_path=folder.manifest.path,
     )
-    return result.findings + _workspace_findings(folder, path, result.context)
+    found = result.findings + _workspace_findings(folder, path, result.context)
+    return finish_findings(found, path, parse_directives(doc), result.context.profile, folder.config)
 
 
 def _workspace_findings(folder: Folder, path: Path, ctx: RuleContext) -> list[Finding]:

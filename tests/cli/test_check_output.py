@@ -1,0 +1,195 @@
+"""`check --baseline` / `--write-baseline`, `--statistics`, `--output-format` (ruff's name for
+`--format`) and the GitLab Code Quality format."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import run_cli as run
+from helpers import write_skill as skill
+
+BAD = "---\nname: Bad\ndescription: Use when x.\n---\nSee [a](references/none.md).\n"
+REPO = Path(__file__).resolve().parents[2]
+COLON = "---\nname: colon\ndescription: Use when: the user asks for it\n---\n\nSteps.\n"
+
+
+# --- baseline ------------------------------------------------------------------------------------
+
+
+def test_write_baseline_records_every_finding_and_exits_zero(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    code, out, err = run("check", ".", "--no-cache", "--write-baseline", "baseline.json", cwd=tmp_path)
+    assert (code, out, err) == (0, "", "Recorded 3 findings in baseline.json.\n")
+    data = json.loads((tmp_path / "baseline.json").read_text(encoding="utf-8"))
+    assert data["tool"] == "skills-lsp" and data["format"] == 1
+    assert sorted(r["code"] for r in data["findings"]) == ["SK204", "SK208", "SK603"]
+    assert {r["path"] for r in data["findings"]} == {"skills/bad/SKILL.md"}
+    assert all(len(r["fingerprint"]) == 20 for r in data["findings"])
+
+
+def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
+    path = skill(tmp_path, "bad", BAD)
+    run("check", ".", "--no-cache", "--write-baseline", "baseline.json", cwd=tmp_path)
+    assert run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path) == (
+        0,
+        "All checks passed: 1 file.\n",
+        "",
+    )
+    # Lines added above move every finding: they are still the recorded ones.
+    path.write_text(
+        BAD.replace("---\n", "---\nlicense: MIT\n", 1).replace("See", "Intro.\n\nSee"), encoding="utf-8"
+    )
+    assert run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path)[0] == 0
+    # A new problem, and a second copy of a recorded one, are new.
+    path.write_text(
+        BAD + "See [b](references/none.md) and [c](references/none.md).\nlicence: x\n", encoding="utf-8"
+    )
+    code, out, _ = run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path)
+    assert code == 1
+    assert [line.split(": ")[1] for line in out.splitlines() if line.startswith("skills/")] == [
+        "SK603 [error] `references/none.md` does not exist.",
+        "SK603 [error] `references/none.md` does not exist.",
+    ]
+
+
+def test_changing_the_text_a_finding_points_at_makes_it_new(tmp_path: Path) -> None:
+    path = skill(tmp_path, "bad", BAD)
+    run("check", ".", "--no-cache", "--write-baseline", "baseline.json", cwd=tmp_path)
+    path.write_text(BAD.replace("name: Bad", "name: Worse"), encoding="utf-8")
+    code, out, _ = run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path)
+    assert code == 1 and "`Worse` must be lowercase" in out and "SK603" not in out
+
+
+def test_a_baseline_works_from_another_working_directory(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    run("check", ".", "--no-cache", "--write-baseline", "ci/baseline.json", cwd=tmp_path)
+    sub = tmp_path / "skills"
+    assert run("check", ".", "--no-cache", "--baseline", "../ci/baseline.json", cwd=sub)[0] == 0
+
+
+def test_fix_leaves_baselined_findings_alone(tmp_path: Path) -> None:
+    path = skill(tmp_path, "colon", COLON)
+    run("check", ".", "--no-cache", "--write-baseline", "baseline.json", cwd=tmp_path)
+    assert run("check", ".", "--no-cache", "--fix", "--baseline", "baseline.json", cwd=tmp_path)[0] == 0
+    assert path.read_text(encoding="utf-8") == COLON
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "baseline file not found"),
+        ("{", "baseline.json:1:2: not valid JSON"),
+        ('{"findings": []}', "not a skills-lsp baseline"),
+        ('{"tool": "skills-lsp", "format": 9, "findings": []}', "baseline format 9 is not 1"),
+        ('{"tool": "skills-lsp", "format": 1, "findings": [{"path": "x"}]}', "finding 0 needs `path`"),
+    ],
+)
+def test_a_bad_baseline_is_a_usage_error(tmp_path: Path, content: str | None, message: str) -> None:
+    skill(tmp_path, "bad", BAD)
+    if content is not None:
+        (tmp_path / "baseline.json").write_text(content, encoding="utf-8")
+    code, out, err = run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path)
+    assert code == 2 and out == "" and message in err
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+
+def test_statistics_count_codes_and_mark_fixable_ones(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    skill(tmp_path, "colon", COLON + "See references/none.md\n")
+    code, out, _ = run("check", ".", "--no-cache", "--statistics", cwd=tmp_path)
+    assert code == 1
+    assert out == (
+        "2\tSK603\t    missing-reference\n1\tSK104\t[*] unquoted-colon\n"
+        "1\tSK204\t    name-not-lowercase\n1\tSK208\t    name-directory-mismatch\n"
+    )
+    _, out, _ = run("check", ".", "--no-cache", "--statistics", "--unsafe-fixes", cwd=tmp_path)
+    assert "1\tSK204\t[*] name-not-lowercase\n" in out
+
+
+def test_statistics_as_json(tmp_path: Path) -> None:
+    skill(tmp_path, "colon", COLON)
+    _, out, _ = run("check", ".", "--no-cache", "--statistics", "--output-format", "json", cwd=tmp_path)
+    assert json.loads(out) == [{"code": "SK104", "name": "unquoted-colon", "count": 1, "fixable": True}]
+
+
+def test_statistics_with_no_findings_print_nothing(tmp_path: Path) -> None:
+    skill(tmp_path, "colon", COLON.replace("Use when: the", "Use when the"))
+    assert run("check", ".", "--no-cache", "--statistics", cwd=tmp_path) == (0, "", "")
+
+
+# --- output formats ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "gitlab"])
+def test_output_format_is_format(tmp_path: Path, fmt: str) -> None:
+    skill(tmp_path, "bad", BAD)
+    long = run("check", ".", "--no-cache", "--output-format", fmt, cwd=tmp_path)
+    short = run("check", ".", "--no-cache", "--format", fmt, cwd=tmp_path)
+    if fmt in ("sarif", "gitlab"):  # nothing varies between runs but this
+        assert long[0] == short[0] == 1 and json.loads(long[1]) == json.loads(short[1])
+    else:
+        assert long == short and long[0] == 1
+
+
+def test_gitlab_code_quality_report(tmp_path: Path) -> None:
+    skill(tmp_path, "colon", COLON + "See references/none.md and references/none.md\n")
+    code, out, _ = run("check", ".", "--no-cache", "--output-format", "gitlab", cwd=tmp_path)
+    assert code == 1
+    issues = json.loads(out)
+    assert [i["check_name"] for i in issues] == ["SK104", "SK603", "SK603"]
+    first = issues[0]
+    assert first == {
+        "type": "issue",
+        "check_name": "SK104",
+        "description": "SK104 The value of `description` contains `: `, which YAML reads as a new key; "
+        "quote the value.",
+        "categories": ["Style"],
+        "severity": "major",
+        "fingerprint": first["fingerprint"],
+        "location": {
+            "path": "skills/colon/SKILL.md",
+            "positions": {"begin": {"line": 3, "column": 14}, "end": {"line": 3, "column": 44}},
+        },
+    }
+    assert len({i["fingerprint"] for i in issues}) == len(issues)  # unique, even for equal findings
+    # Stable when lines move (GitLab matches issues across commits by fingerprint).
+    path = tmp_path / "skills" / "colon" / "SKILL.md"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("---\n", "---\nlicense: MIT\n", 1), encoding="utf-8"
+    )
+    _, moved, _ = run("check", ".", "--no-cache", "--output-format", "gitlab", cwd=tmp_path)
+    assert {i["fingerprint"] for i in json.loads(moved)} == {i["fingerprint"] for i in issues}
+
+
+def test_gitlab_severities(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD.replace("---\nSee", "licence: x\n---\nSee"))
+    _, out, _ = run(
+        "check", ".", "--no-cache", "--format", "gitlab", "--select", "SK401,SK204,SK306", cwd=tmp_path
+    )
+    assert {(i["check_name"], i["severity"]) for i in json.loads(out)} == {
+        ("SK204", "major"),
+        ("SK401", "minor"),
+    }
+
+
+def test_a_baseline_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    (tmp_path / "taken").mkdir()
+    code, out, err = run("check", ".", "--no-cache", "--write-baseline", "taken", cwd=tmp_path)
+    assert code == 2 and out == "" and err.startswith("skills-lsp: error: cannot write the baseline taken: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["skills", "taken"]  # no temporary file left
+
+
+def test_statistics_and_fixable_counts_are_the_same_from_the_cache(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    root = tmp_path / "examples"
+    cache = str(tmp_path / "cache")
+    for flags in (["--statistics"], ["--show-fixes", "--unsafe-fixes"], []):
+        fresh = run("check", ".", "--no-cache", *flags, cwd=root)
+        assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # fills the cache
+        assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # read from it
