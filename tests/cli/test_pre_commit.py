@@ -146,18 +146,9 @@ def test_check_hook_is_skipped_without_skill_files(
     assert done.returncode == 0 and "(no files to check)Skipped" in done.stdout, done.stdout
 
 
-def _has_fix() -> bool:
-    done = subprocess.run(
-        [sys.executable, "-m", "skills_lsp", "check", "--help"], capture_output=True, text=True, check=True
-    )
-    return "--fix" in done.stdout
-
-
 def test_fix_hook_applies_safe_fixes(
     tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path
 ) -> None:
-    if not _has_fix():
-        pytest.skip("`skills-lsp check --fix` does not exist in this build yet; the hook calls it")
     repo, rev = hook_repo
     body = GOOD.replace("Steps.", "Run scripts\\run.py first.")
     project = _project(
