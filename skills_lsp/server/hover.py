@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 from lsprotocol import types
 
-from skills_lsp.core.assist.hover import hover_text
-from skills_lsp.core.model import Position, Range
+from skills_lsp.core.assist.hover import hover_text, listing_hover
+from skills_lsp.core.model import FileKind, Position, Range
 from skills_lsp.core.routing.queries import expecting, explain_case
+from skills_lsp.core.rules.listing import ListedSkill
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
 
@@ -35,6 +38,19 @@ def register(server: SkillsLanguageServer) -> None:
             name = doc.get("name")
             if found is None and name is not None and _inside(name.value.range, position):
                 found = _name_hover(folder, str(name.value.value)), name.value.range
+            described = doc.get("description")
+            if found is None and described is not None and _inside(described.value.range, position):
+                me = ListedSkill(
+                    str(name.value.value).strip() if name is not None else "",
+                    str(described.value.value).strip(),
+                    os.path.abspath(snapshot.path),
+                )
+                others = [
+                    ListedSkill(d.name, d.description, os.path.abspath(d.path))
+                    for d in folder.index
+                    if d.kind is not FileKind.CONVENTION and os.path.abspath(d.path) != me.path
+                ]
+                found = listing_hover(me, others, profile), described.value.range
         if found is None:
             return None
         text, rng = found

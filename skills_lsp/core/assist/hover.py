@@ -8,6 +8,7 @@ from skills_lsp.core.model import Position, Range
 from skills_lsp.core.parse.allowed_tools import tool_entries, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
+from skills_lsp.core.rules.listing import RUNTIMES, ListedSkill, fit_listing, runtimes_for
 from skills_lsp.core.rules.profiles import Profile
 
 
@@ -38,3 +39,16 @@ def hover_text(
                 source = f"\n\nSource: `{tool.source}`" if tool.source else ""
                 return f"**{tool.name}**\n\n{tool.description or '(no description)'}{source}", rng
     return None
+
+
+def listing_hover(me: ListedSkill, others: list[ListedSkill], profile: Profile) -> str:
+    """Markdown for a `description`: its length and, for each runtime that lists skills of this
+    profile (every runtime for the others), what that runtime's listing keeps of it."""
+    lines = [f"**description**: {len(me.description):,} characters", ""]
+    runtimes = runtimes_for(profile.name) or tuple(RUNTIMES.values())
+    for runtime in runtimes:
+        listing = fit_listing(runtime, [me, *others])
+        placement = listing.placement(me.name, me.path)
+        fate = placement.describe() if placement is not None else "not listed"
+        lines.append(f"- {listing.summary()}: **{fate}** ([budget]({runtime.docs}))")
+    return "\n".join(lines)

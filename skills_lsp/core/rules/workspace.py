@@ -8,11 +8,13 @@ computes: this stage never imports a scorer.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from skills_lsp.core.model import FileKind, Range, Severity
+from skills_lsp.core.rules.listing import PROFILE_RUNTIMES, ListedSkill, fit_listing, runtimes_for
 from skills_lsp.core.rules.registry import Report, RoutingRun, Target, except_in, rule
 
 
@@ -24,6 +26,9 @@ class NamedSkill:
     kind: FileKind
     name: str | None
     name_range: Range | None
+    description: str | None = None
+    description_range: Range | None = None
+    profile: str | None = None  # the profile it is checked in (the runtimes whose listing it is in)
 
 
 @rule(
@@ -69,3 +74,49 @@ def failing_test_query(run: RoutingRun) -> Iterator[Report]:
     for outcome in run.outcomes:
         if not outcome.passed:
             yield Report(outcome.range, f"Routing test fails: {outcome.reason}.")
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+@rule(
+    "SK703",
+    "listing-over-budget",
+    Severity.WARNING,
+    "A runtime's skill listing cuts this skill's description, or leaves the skill out",
+    target=Target.WORKSPACE,
+    profiles=tuple(PROFILE_RUNTIMES),
+)
+def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
+    """Runtimes list every skill's name and description for the model to choose from, within a
+    budget: Claude Code 1% of the context window (8,000 characters when it is not known), each
+    entry cut at 1,536 characters, descriptions dropped past the budget; Codex 2% of the context
+    window or 8,000 characters, descriptions shortened first, then skills left out. A skill whose
+    description is cut is chosen on whatever is left of it. Shorten the descriptions (front-load
+    the use case), or split the workspace. Checked against the runtimes of the skill's profile:
+    `claude-code` against Claude Code, `agentskills` against Claude Code and Codex;
+    `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
+    listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
+    # Codex writes each skill's absolute path into its entry: count it as such.
+    entries = {id(s): ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed}
+    runtimes = {r.name: r for s in listed for r in runtimes_for(s.profile or "")}
+    for runtime in runtimes.values():
+        listing = fit_listing(runtime, list(entries.values()))
+        # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
+        # the spec's 1,024 characters, which SK303 reports already.
+        if listing.budget is None or listing.needed <= listing.budget:
+            continue
+        for skill in listed:
+            if runtime not in runtimes_for(skill.profile or ""):
+                continue
+            placement = listing.placement(skill.name or "", os.path.abspath(skill.path))
+            if placement is None or not placement.cut:
+                continue
+            where = skill.description_range or skill.name_range or Range.point(0, 0)
+            message = (
+                f"{runtime.title}'s skill listing: {placement.describe()} (the listing needs "
+                f"{listing.needed:,} of its {listing.budget or 0:,} characters; "
+                f"{plural(len(listing.cut), 'skill')} cut)."
+            )
+            yield skill, Report(where, message)

@@ -41,19 +41,20 @@ def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> lis
 
 def _workspace_findings(folder: Folder, path: Path, ctx: RuleContext) -> list[Finding]:
     """The workspace rules' findings for this buffer: its name against the other indexed skills
-    of that name (what `check` compares over the whole workspace)."""
+    (what `check` compares over the whole workspace), and its place in each runtime's listing
+    with the buffer's description against every other indexed one."""
     if ctx.kind is FileKind.CONVENTION:
         return []
     me = named_skill(ctx, SkillFile(str(path), ctx.kind))
     if me.name is None:
         return []
+    # The others' profiles do not matter: the buffer's own decides which runtimes it is checked
+    # against, and every other skill is in those listings whatever its profile.
     others = [
-        NamedSkill(str(d.path), d.kind, d.name, Range.point(0, 0))
-        for d in folder.index.all_named(me.name)
+        NamedSkill(str(d.path), d.kind, d.name, Range.point(0, 0), d.description)
+        for d in folder.index
         if d.kind is not FileKind.CONVENTION and not same_file(d.path, path)
     ]
-    if not others:
-        return []
     found = workspace_findings([me, *others], folder.config, ctx.profile.name)
     return [f for f in found if f.path == str(path)]
 
