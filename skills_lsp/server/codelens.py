@@ -47,7 +47,7 @@ def register(server: SkillsLanguageServer) -> None:
                 types.CodeLens(
                     range=ls.codec.range_to_client(lines, case.range), data={"uri": uri, "case": i}
                 )
-                for i, case in enumerate(folder.cases)
+                for i, case in enumerate(folder.cases_for(snapshot.path))
             ]
         if role is not FileRole.SKILL:
             return None
@@ -73,7 +73,7 @@ def register(server: SkillsLanguageServer) -> None:
         if folder is None:
             lens.command = types.Command("(workspace not indexed)", "")
             return lens
-        results = folder.results()
+        results = folder.results_for(path) if "case" in data and path is not None else folder.results()
         if "case" in data:
             index = int(data["case"])
             if index < len(results):

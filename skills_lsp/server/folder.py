@@ -16,7 +16,13 @@ from skills_lsp.core.files.discovery import is_convention_file, kind_of
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
-from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_file, run_cases
+from skills_lsp.core.routing.queries import (
+    EVAL_QUERIES_FILE,
+    QueryCase,
+    QueryResult,
+    load_query_file,
+    run_cases,
+)
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers
 from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.profiles import PROFILES
@@ -79,11 +85,15 @@ class Folder:
     query_path: Path
     cases: list[QueryCase] = field(default_factory=list)
     query_problems: list[Finding] = field(default_factory=list)
-    query_parse: tuple[str | None, list[Finding]] = (None, [])
+    # Each test-query buffer's last text and its problems (parsed once per text).
+    query_parses: dict[str, tuple[str, list[Finding]]] = field(default_factory=dict)
     _results: list[QueryResult] | None = None
     # Why test queries are not scored with the configured scorer (its extra is not installed).
     scorer_problem: str | None = None
     _chosen: ScorerName | None = None  # default_scorer's answer until the folder changes
+    # The skills' trigger evals (`<skill>/evals/eval_queries.json`), by normalised path.
+    eval_cases: dict[str, list[QueryCase]] = field(default_factory=dict)
+    _eval_results: dict[str, list[QueryResult]] = field(default_factory=dict)
 
     @property
     def scorer(self) -> str:
@@ -118,16 +128,33 @@ class Folder:
                 self._results = run_cases(self.index, self.cases, scorer=FALLBACK)
         return self._results
 
+    def cases_for(self, path: Path) -> list[QueryCase]:
+        """The cases of a test-query file: the configured one or a skill's trigger evals."""
+        if same_file(path, self.query_path):
+            return self.cases
+        return self.eval_cases.get(os.path.normpath(path), [])
+
+    def results_for(self, path: Path) -> list[QueryResult]:
+        """The results of a test-query file's cases, computed once per change of the folder."""
+        if same_file(path, self.query_path):
+            return self.results()
+        key = os.path.normpath(path)
+        if key not in self._eval_results:
+            scorer = self.scorer  # the configured one, or the fallback when its extra is missing
+            self._eval_results[key] = run_cases(self.index, self.eval_cases.get(key, []), scorer=scorer)
+        return self._eval_results[key]
+
     def changed(self) -> None:
         self._results = None
         self._chosen = None
+        self._eval_results.clear()
 
     def role(self, path: Path) -> FileRole:
         if self.manifest.path is not None and same_file(path, self.manifest.path):
             return FileRole.MANIFEST
         if same_file(path, self.root / self.config.tool_manifest):
             return FileRole.MANIFEST
-        if same_file(path, self.query_path):
+        if same_file(path, self.query_path) or path.name == EVAL_QUERIES_FILE:
             return FileRole.QUERIES
         if path.name in ("skills-lsp.toml", "pyproject.toml") and path.parent == self.root:
             return FileRole.CONFIG
@@ -174,6 +201,12 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
     cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
-    return Folder(
+    folder = Folder(
         root, config, problems, index, manifest, manifest_problems, query_path, cases, query_problems
     )
+    for document in index:
+        if document.kind is FileKind.AGENT_SKILL:
+            evals = Path(document.path).parent / "evals" / EVAL_QUERIES_FILE
+            if evals.is_file():
+                folder.eval_cases[os.path.normpath(evals)] = load_query_file(evals)[0]
+    return folder

@@ -24,7 +24,7 @@ def register(server: SkillsLanguageServer) -> None:
         position = ls.codec.from_client(lines, params.position)
         found: tuple[str, Range] | None = None
         if role is FileRole.QUERIES:
-            for case in folder.cases:
+            for case in folder.cases_for(snapshot.path):
                 if case.range.start.line <= position.line <= case.range.end.line:
                     text = explain_case(folder.index, case, scorer=folder.scorer, compare=folder.comparable())
                     if folder.scorer_problem:

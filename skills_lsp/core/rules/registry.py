@@ -11,6 +11,8 @@ and its target, which says where its findings come from and what the function re
 - `file`: problems a loader recorded about a file that is not a skill (the config, the tool
   manifest, the test queries, ADK's loader, an unreadable file); the loader names the rule.
 - `routing`: the outcomes of the routing tests (`RoutingRun`), computed by the routing stage.
+- `collision`: one skill's rivals for its own requests (`Rivalry`), computed by the routing stage
+  (core/routing/overlap.py) where a scorer is at hand: the language server.
 
 `rules/validate.py` runs them; nothing else makes a finding with a code of its own.
 """
@@ -48,6 +50,7 @@ class Target(enum.Enum):
     WORKSPACE = "workspace"  # Sequence[NamedSkill]: every checked file
     FILE = "file"  # FileProblems: what a loader recorded about a file
     ROUTING = "routing"  # RoutingRun: the routing tests' outcomes
+    COLLISION = "collision"  # Rivalry: a skill another one competes with for a request
 
 
 class Report(NamedTuple):
@@ -122,6 +125,18 @@ class RoutingRun:
     fallback: str | None = None
 
 
+@dataclass(frozen=True)
+class Rivalry:
+    """What a `collision` rule sees: `rival` scores `rival_score` for `request`, one of the
+    skill's own requests, against `score` for the skill itself."""
+
+    rival: str
+    request: str
+    score: float
+    rival_score: float
+    range: Range  # where the finding goes: the skill's description
+
+
 AnyCheck = Callable[[Any], Iterable[Any]]
 ALL_PROFILES = tuple(PROFILES)
 
@@ -172,6 +187,7 @@ _ORIGIN = {
     Target.WORKSPACE: "checked over every file of the workspace",
     Target.FILE: "reported by a loader, on the file it reads",
     Target.ROUTING: "reported on the test-query file from the routing tests' results",
+    Target.COLLISION: "reported by the language server on a skill's description, from the scorer",
 }
 
 

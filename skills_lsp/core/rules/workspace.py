@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from skills_lsp.core.model import FileKind, Range, Severity
 from skills_lsp.core.rules.listing import PROFILE_RUNTIMES, ListedSkill, fit_listing, runtimes_for
-from skills_lsp.core.rules.registry import Report, RoutingRun, Target, except_in, rule
+from skills_lsp.core.rules.registry import Report, Rivalry, RoutingRun, Target, except_in, rule
 
 
 @dataclass
@@ -120,3 +120,30 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
                 f"{plural(len(listing.cut), 'skill')} cut)."
             )
             yield skill, Report(where, message)
+
+
+@rule(
+    "SK704",
+    "competing-descriptions",
+    Severity.WARNING,
+    "Another skill competes for the requests this description is for",
+    target=Target.COLLISION,
+    profiles=except_in("adk-rust", "convention"),
+)
+def competing_descriptions(rivalry: Rivalry) -> Iterator[Report]:
+    """Each sentence of the description (a "Use when ..." clause read as the request it
+    describes) is ranked against the workspace with its scorer. When another skill reaches the
+    scorer's threshold and scores at least 90% of this skill's own score, a model choosing from
+    the listing sees two descriptions for the same request and may pick either: say what sets
+    this skill apart, or merge the two. A rival that scores higher is a warning; one that comes
+    close, information. The language server keeps it current as the description is typed;
+    `skills-lsp overlap` lists every pair of a workspace. Accept a known pair with `overlap =
+    [["a", "b"]]` in the config."""
+    goes = "go to" if rivalry.rival_score > rivalry.score else "nearly go to"
+    digits = 2 if f"{rivalry.rival_score:.2f}" != f"{rivalry.score:.2f}" else 4
+    message = (
+        f'Requests like "{rivalry.request}" {goes} `{rivalry.rival}` '
+        f"({rivalry.rival_score:.{digits}f} against {rivalry.score:.{digits}f} for this skill)."
+    )
+    lesser = None if rivalry.rival_score > rivalry.score else Severity.INFO
+    yield Report(rivalry.range, message, severity=lesser)

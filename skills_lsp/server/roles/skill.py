@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.index.skill_index import document_from_text
 from skills_lsp.core.model import FileKind, Finding, Range, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_text
+from skills_lsp.core.routing.overlap import collisions_for
 from skills_lsp.core.rules.check import named_skill, workspace_findings
-from skills_lsp.core.rules.registry import RuleContext
-from skills_lsp.core.rules.validate import check_document
+from skills_lsp.core.rules.registry import RuleContext, Target
+from skills_lsp.core.rules.validate import check_document, collision_findings, enabled_rules
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.server.folder import Folder, Outcome, Role, same_file, served_kind
 
@@ -36,7 +38,27 @@ def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> lis
         tools=folder.manifest.registry,
         manifest_path=folder.manifest.path,
     )
-    return result.findings + _workspace_findings(folder, path, result.context)
+    context = result.context
+    return result.findings + _workspace_findings(folder, path, context) + _collisions(folder, path, context)
+
+
+def _collisions(folder: Folder, path: Path, ctx: RuleContext) -> list[Finding]:
+    """SK704: the skills that compete with this one for the requests its description is for,
+    ranked over the folder's index (which holds this buffer's text: every scorer follows it)."""
+    if ctx.kind is FileKind.CONVENTION or not any(
+        rule.target is Target.COLLISION for rule in enabled_rules(ctx.profile, folder.config)
+    ):
+        return []
+    described = ctx.get("description")
+    document = folder.index.find_by_path(path)
+    if described is None or document is None:
+        return []
+    try:
+        found = collisions_for(folder.index, document, folder.scorer, folder.config.accepted_overlaps())
+    except ScorerUnavailable:  # pragma: no cover - folder.scorer falls back to one always installed
+        return []
+    rivalries = [c.rivalry(described.value.range) for c in found]
+    return collision_findings(path, rivalries, ctx.profile, folder.config)
 
 
 def _workspace_findings(folder: Folder, path: Path, ctx: RuleContext) -> list[Finding]:
