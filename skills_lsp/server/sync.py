@@ -184,7 +184,8 @@ def register(server: SkillsLanguageServer) -> None:
                 continue  # an open buffer is authoritative
             if ls.state.folder_for(path) is None:
                 continue
-            ls.state.update(path, None)
+            if ls.state.update(path, None) is FileRole.CONFIG:
+                reapply_buffers(ls)  # the folder was re-read from disk: unsaved buffers win again
             touched = True
         if touched:
             diagnostics.refresh_all(ls)
