@@ -13,7 +13,7 @@ from typing import Any
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
-from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.queries import (
@@ -25,6 +25,7 @@ from skills_lsp.core.routing.queries import (
 )
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers
 from skills_lsp.core.rules.check import Manifest, load_manifest
+from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
 from skills_lsp.core.workspace.settings import load_config
@@ -94,6 +95,36 @@ class Folder:
     # The skills' trigger evals (`<skill>/evals/eval_queries.json`), by normalised path.
     eval_cases: dict[str, list[QueryCase]] = field(default_factory=dict)
     _eval_results: dict[str, list[QueryResult]] = field(default_factory=dict)
+    # Changes of the index, in all and per path: the other skills of a buffer are unchanged while
+    # the two counts move together, and their listing (SK703) need not be summed up again.
+    _changes: int = 0
+    _changes_of: dict[str, int] = field(default_factory=dict)
+    _listing_bases: dict[tuple[str, str], tuple[int, ListingBase]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index.subscribe(self._count_change)
+
+    def _count_change(self, change: str, document: SkillDocument) -> None:
+        key = os.path.normpath(document.path)
+        self._changes += 1
+        self._changes_of[key] = self._changes_of.get(key, 0) + 1
+
+    def listing_base(self, runtime: Runtime, path: Path) -> ListingBase:
+        """`runtime`'s listing of every skill of the folder but the one at `path`, summed up once
+        for as long as none of them changes (typing in `path` changes only that one)."""
+        key = os.path.normpath(path)
+        version = self._changes - self._changes_of.get(key, 0)
+        cached = self._listing_bases.get((runtime.name, key))
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        others = [
+            ListedSkill(d.name, d.description, os.path.abspath(d.path))
+            for d in self.index
+            if d.kind is not FileKind.CONVENTION and os.path.normpath(d.path) != key
+        ]
+        base = listing_base(runtime, others)
+        self._listing_bases[(runtime.name, key)] = (version, base)
+        return base
 
     @property
     def scorer(self) -> str:

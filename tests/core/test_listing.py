@@ -117,3 +117,38 @@ def test_the_workspace_rule_is_quiet_within_budget_and_for_the_claude_profile_on
     config, _ = load_config(tmp_path / "skills-lsp.toml")
     found = [f for f in check_paths([tmp_path], config=config).findings if f.code == "SK703"]
     assert found and all(f.message.startswith("Claude Code") for f in found)
+
+
+def test_placing_one_more_skill_agrees_with_fitting_them_all() -> None:
+    """The editor places the edited skill against the others summed up once (`listing_base`,
+    `place`); `fit_listing` over all of them must say the same, for every runtime and crowd."""
+    import random
+
+    from skills_lsp.core.rules.listing import listing_base, place
+
+    rng = random.Random(7)
+    for trial in range(120):
+        count = rng.choice([0, 1, 3, 20, 60, 200])
+        crowd = [
+            ListedSkill(
+                f"s{rng.randrange(10_000):05d}",
+                "d" * rng.choice([0, 5, 80, 300, 1200, 2000]),
+                f"/w/{trial}/{i}/SKILL.md",
+            )
+            for i in range(count + 1)
+        ]
+        me, others = crowd[rng.randrange(len(crowd))], None
+        others = [s for s in crowd if s is not me]
+        for runtime in RUNTIMES.values():
+            context = rng.choice([None, 20_000, 100_000])
+            whole = fit_listing(runtime, crowd, context, environ={})
+            expected = whole.placement(me.name, me.path)
+            got, needed = place(listing_base(runtime, others, context, environ={}), me)
+            assert expected is not None and needed == whole.needed
+            assert (got.fate, got.kept) == (expected.fate, expected.kept), (runtime.name, trial)
+
+
+def test_codex_removes_every_description_when_skills_must_go() -> None:
+    listing = fit_listing(RUNTIMES["codex"], skills(400, 300))
+    fates = {p.fate for p in listing.placements}
+    assert fates == {Fate.NAME_ONLY, Fate.OMITTED}

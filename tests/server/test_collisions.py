@@ -168,3 +168,26 @@ async def test_a_skills_trigger_evals_get_lenses_and_sk702(client: LanguageClien
         # Flip the expectation: both pass.
         doc.replace('WHERE clauses", "should_trigger": false', 'WHERE clauses", "should_trigger": true')
         assert await doc.diagnostics(until=lambda ds: not ds) == []
+
+
+async def test_the_listing_budget_is_a_live_diagnostic(client: LanguageClient, workspace: Path) -> None:
+    """Three unsaved skills with 1,500-character descriptions push Claude Code's listing of the
+    workspace past its 8,000 characters: the last in listing order lose their descriptions, and
+    shortening one description on screen puts it back."""
+    stem = unique("zz-budget")
+    long = ("Handles one more very particular reporting task with great care. " * 23)[:1500].strip()
+    paths = [workspace / "skills" / f"{stem}-{letter}" / "SKILL.md" for letter in "abc"]
+
+    def claude(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
+        return [d for d in found if d.code == "SK703" and d.message.startswith("Claude Code's")]
+
+    texts = [f"---\nname: {p.parent.name}\ndescription: {long}\n---\n# Budget\n" for p in paths]
+    async with opened(client, paths[0], texts[0]), opened(client, paths[1], texts[1]):
+        async with opened(client, paths[2], texts[2]) as last:
+            found = claude(await last.diagnostics(until=lambda ds: bool(claude(ds))))
+            assert len(found) == 1
+            assert "listed by name only: its description is dropped" in found[0].message
+            assert "of its 8,000 characters" in found[0].message
+            assert found[0].range == last.range(long)
+            last.replace(long, "Handles one short task.")
+            assert claude(await last.diagnostics(until=lambda ds: not claude(ds))) == []

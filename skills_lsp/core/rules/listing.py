@@ -21,10 +21,13 @@ Pure arithmetic on names and descriptions, so the workspace rule (SK703), the ho
 
 from __future__ import annotations
 
+import bisect
 import enum
+import itertools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 CHARS_PER_TOKEN = 4  # both runtimes turn a token budget into characters at 4 per token
 CLAUDE_BUDGET_VARIABLE = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
@@ -47,6 +50,15 @@ class Runtime:
     docs: str  # the vendor page the figures come from
     # How one entry is written, to count its characters: `{name}`, `{description}`, `{path}`.
     entry: str
+
+    @cached_property
+    def overhead(self) -> int:
+        """Characters of an entry beyond its name, description and path."""
+        return len(self.entry.format(name="", description="", path=""))
+
+    @cached_property
+    def counts_path(self) -> bool:
+        return "{path}" in self.entry
 
     def budget(
         self, context_tokens: int | None = None, environ: Mapping[str, str] | None = None
@@ -187,11 +199,48 @@ class Listing:
         )
 
 
-def entry_cost(runtime: Runtime, skill: ListedSkill, description: str | None) -> int:
-    """Characters of one entry with `description` (None: the name alone)."""
-    if description is None:  # Claude Code's name-only entry: `- {name}`
+def entry_cost(runtime: Runtime, skill: ListedSkill, description_length: int | None) -> int:
+    """Characters of one entry with that much description (None: Claude Code's name-only entry,
+    `- {name}`). Counted, not written: a listing of 20,000 skills is re-fitted as a
+    description is typed."""
+    if description_length is None:
         return len(skill.name) + 3
-    return len(runtime.entry.format(name=skill.name, description=description, path=skill.path))
+    path = len(skill.path) if runtime.counts_path else 0
+    return runtime.overhead + len(skill.name) + description_length + path
+
+
+def _capped(runtime: Runtime, skill: ListedSkill) -> int:
+    return min(len(skill.description), runtime.entry_cap) if runtime.entry_cap else len(skill.description)
+
+
+def _bare(runtime: Runtime, skill: ListedSkill) -> int:
+    """An entry without its description: Claude Code's `- name`, Codex's entry with an empty one."""
+    return entry_cost(runtime, skill, None if runtime.strategy is Strategy.DROP_DESCRIPTIONS else 0)
+
+
+def _level(sorted_lengths: Sequence[int], prefix: Sequence[int], room: int, one_more: int = 0) -> int:
+    """The largest L with sum(min(length, L)) <= room over the lengths and `one_more`: Codex's
+    round-robin sharing, where every description gets the same number of characters unless it
+    is shorter (`prefix[i]` is the sum of the first i sorted lengths)."""
+
+    def spent(level: int) -> int:
+        at = bisect.bisect_right(sorted_lengths, level)
+        return prefix[at] + level * (len(sorted_lengths) - at) + min(one_more, level)
+
+    low, high = 0, max(sorted_lengths[-1] if sorted_lengths else 0, one_more)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if spent(middle) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _fate(skill: ListedSkill, kept: int) -> Fate:
+    if kept == len(skill.description):
+        return Fate.FULL
+    return Fate.NAME_ONLY if kept == 0 else Fate.SHORTENED
 
 
 def fit_listing(
@@ -200,81 +249,124 @@ def fit_listing(
     context_tokens: int | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Listing:
-    """What of each skill the runtime's listing keeps, in listing order (by name, then path)."""
+    """What of each skill the runtime's listing keeps, in listing order (by name, then path).
+
+    Claude Code keeps every name and the descriptions in listing order while they fit (the
+    first that does not fit ends it: its real order is by use, not size). Codex keeps names and
+    paths, omitting skills from the end (and then every description) when even those do not
+    fit; otherwise each description gets the same share of what is left, or all of its own if
+    shorter."""
     ordered = sorted(skills, key=lambda s: (s.name, s.path))
     budget = runtime.budget(context_tokens, environ)
-    capped = [s.description[: runtime.entry_cap] if runtime.entry_cap else s.description for s in ordered]
-    full = [entry_cost(runtime, s, d) for s, d in zip(ordered, capped, strict=True)]
-    needed = sum(full)
+    capped = [_capped(runtime, s) for s in ordered]
+    needed = sum(entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True))
     if budget is None or needed <= budget:
-        placements = [
-            Placement(s, Fate.FULL if len(d) == len(s.description) else Fate.SHORTENED, len(d))
-            for s, d in zip(ordered, capped, strict=True)
-        ]
-        return Listing(runtime, budget, needed, needed, tuple(placements))
-    if runtime.strategy is Strategy.DROP_DESCRIPTIONS:
-        return _drop_descriptions(runtime, ordered, capped, budget, needed)
-    return _shorten_then_omit(runtime, ordered, capped, budget, needed)
-
-
-def _drop_descriptions(
-    runtime: Runtime, ordered: list[ListedSkill], capped: list[str], budget: int, needed: int
-) -> Listing:
-    """Claude Code: every name stays; descriptions are kept in listing order while they fit."""
-    bare = [entry_cost(runtime, s, None) for s in ordered]
-    used = sum(bare)
-    placements: list[Placement] = []
-    room = True
-    for skill, description, name_only in zip(ordered, capped, bare, strict=True):
-        extra = entry_cost(runtime, skill, description) - name_only
-        if room and used + extra <= budget:
-            used += extra
-            fate = Fate.FULL if len(description) == len(skill.description) else Fate.SHORTENED
-            placements.append(Placement(skill, fate, len(description)))
-        else:
-            room = False  # past the first that does not fit, none is kept (usage order, not size)
-            placements.append(Placement(skill, Fate.NAME_ONLY, 0))
-    return Listing(runtime, budget, needed, used, tuple(placements))
-
-
-def _shorten_then_omit(
-    runtime: Runtime, ordered: list[ListedSkill], capped: list[str], budget: int, needed: int
-) -> Listing:
-    """Codex: names and paths first; the characters left are shared out round-robin among the
-    descriptions; when even the bare entries do not fit, skills are omitted from the end."""
-    bare = [entry_cost(runtime, s, "") for s in ordered]
-    kept_count = len(ordered)
-    while kept_count and sum(bare[:kept_count]) > budget:
-        kept_count -= 1
-    left = budget - sum(bare[:kept_count])
-    shares = [0] * kept_count
-    wanting = [i for i in range(kept_count) if capped[i]]
-    while left > 0 and wanting:
-        each = max(1, left // len(wanting))
-        still: list[int] = []
-        for i in wanting:
-            give = min(each, len(capped[i]) - shares[i], left)
-            shares[i] += give
-            left -= give
-            if shares[i] < len(capped[i]):
-                still.append(i)
-            if left <= 0:
-                break
-        wanting = still
+        kept = capped
+    elif runtime.strategy is Strategy.DROP_DESCRIPTIONS:
+        kept = _claude_kept(runtime, ordered, capped, budget)
+    else:
+        kept = _codex_kept(runtime, ordered, capped, budget)
     placements: list[Placement] = []
     used = 0
-    for i, skill in enumerate(ordered):
-        if i >= kept_count:
+    for skill, share in zip(ordered, kept, strict=True):
+        if share < 0:
             placements.append(Placement(skill, Fate.OMITTED, 0))
             continue
-        kept = shares[i]
-        if kept == len(skill.description):
-            fate = Fate.FULL
-        else:
-            fate = Fate.NAME_ONLY if kept == 0 else Fate.SHORTENED
-        used += bare[i] + kept
-        placements.append(Placement(skill, fate, kept))
+        name_only = share == 0 and runtime.strategy is Strategy.DROP_DESCRIPTIONS
+        used += _bare(runtime, skill) if name_only else entry_cost(runtime, skill, share)
+        placements.append(Placement(skill, _fate(skill, share), share))
     return Listing(runtime, budget, needed, used, tuple(placements))
+
+
+def _claude_kept(runtime: Runtime, ordered: list[ListedSkill], capped: list[int], budget: int) -> list[int]:
+    used = sum(_bare(runtime, s) for s in ordered)
+    kept: list[int] = []
+    room = True
+    for skill, length in zip(ordered, capped, strict=True):
+        extra = entry_cost(runtime, skill, length) - _bare(runtime, skill)
+        if room and used + extra <= budget:
+            used += extra
+            kept.append(length)
+        else:
+            room = False  # past the first that does not fit, none is kept (usage order, not size)
+            kept.append(0)
+    return kept
+
+
+def _codex_kept(runtime: Runtime, ordered: list[ListedSkill], capped: list[int], budget: int) -> list[int]:
+    """Shares of each description; -1 for an omitted skill."""
+    bare = [_bare(runtime, s) for s in ordered]
+    total = sum(bare)
+    if total > budget:  # names and paths alone overflow: skills go from the end, every description with them
+        kept_count = len(ordered)
+        while kept_count and total > budget:
+            kept_count -= 1
+            total -= bare[kept_count]
+        return [0] * kept_count + [-1] * (len(ordered) - kept_count)
+    lengths = sorted(capped)
+    level = _level(lengths, list(itertools.accumulate(lengths, initial=0)), budget - total)
+    return [min(length, level) for length in capped]
+
+
+@dataclass(frozen=True)
+class ListingBase:
+    """A runtime's listing of every skill but one, summed up so that where one more skill lands
+    is found in O(log n): what the editor asks on each keystroke in a description, over a
+    workspace whose other skills did not change."""
+
+    runtime: Runtime
+    budget: int | None
+    keys: list[tuple[str, str]]  # (name, path) in listing order
+    extra_prefix: list[int]  # Claude Code: characters of the first i descriptions' entries beyond the name
+    bare_prefix: list[int]  # the first i entries without descriptions
+    full_total: int
+    lengths: list[int]  # the capped description lengths, sorted
+    length_prefix: list[int]
+
+
+def listing_base(
+    runtime: Runtime,
+    skills: Sequence[ListedSkill],
+    context_tokens: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ListingBase:
+    ordered = sorted(skills, key=lambda s: (s.name, s.path))
+    capped = [_capped(runtime, s) for s in ordered]
+    bare = [_bare(runtime, s) for s in ordered]
+    full = [entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True)]
+    lengths = sorted(capped)
+    return ListingBase(
+        runtime,
+        runtime.budget(context_tokens, environ),
+        [(s.name, s.path) for s in ordered],
+        list(itertools.accumulate((f - b for f, b in zip(full, bare, strict=True)), initial=0)),
+        list(itertools.accumulate(bare, initial=0)),
+        sum(full),
+        lengths,
+        list(itertools.accumulate(lengths, initial=0)),
+    )
+
+
+def place(base: ListingBase, me: ListedSkill) -> tuple[Placement, int]:
+    """Where `me` lands in the listing of `base`'s skills plus itself, and the characters that
+    whole listing needs; the same answer as `fit_listing` over all of them."""
+    runtime, budget = base.runtime, base.budget
+    capped = _capped(runtime, me)
+    needed = base.full_total + entry_cost(runtime, me, capped)
+    if budget is None or needed <= budget:
+        return Placement(me, _fate(me, capped), capped), needed
+    at = bisect.bisect_left(base.keys, (me.name, me.path))
+    bare_me = _bare(runtime, me)
+    bare_all = base.bare_prefix[-1] + bare_me
+    if runtime.strategy is Strategy.DROP_DESCRIPTIONS:
+        extra_me = entry_cost(runtime, me, capped) - bare_me
+        kept = capped if bare_all + base.extra_prefix[at] + extra_me <= budget else 0
+        return Placement(me, _fate(me, kept), kept), needed
+    if bare_all > budget:
+        omitted = base.bare_prefix[at] + bare_me > budget
+        return Placement(me, Fate.OMITTED if omitted else _fate(me, 0), 0), needed
+    kept = min(capped, _level(base.lengths, base.length_prefix, budget - bare_all, capped))
+    return Placement(me, _fate(me, kept), kept), needed
 
 
 def runtimes_for(profile: str) -> tuple[Runtime, ...]:

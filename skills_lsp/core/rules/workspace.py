@@ -14,7 +14,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from skills_lsp.core.model import FileKind, Range, Severity
-from skills_lsp.core.rules.listing import PROFILE_RUNTIMES, ListedSkill, fit_listing, runtimes_for
+from skills_lsp.core.rules.listing import (
+    PROFILE_RUNTIMES,
+    ListedSkill,
+    Placement,
+    Runtime,
+    fit_listing,
+    runtimes_for,
+)
 from skills_lsp.core.rules.registry import Report, Rivalry, RoutingRun, Target, except_in, rule
 
 
@@ -76,10 +83,6 @@ def failing_test_query(run: RoutingRun) -> Iterator[Report]:
             yield Report(outcome.range, f"Routing test fails: {outcome.reason}.")
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 @rule(
     "SK703",
     "listing-over-budget",
@@ -99,27 +102,36 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
     `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
     listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
     # Codex writes each skill's absolute path into its entry: count it as such.
-    entries = {id(s): ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed}
+    entries = [ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed]
     runtimes = {r.name: r for s in listed for r in runtimes_for(s.profile or "")}
     for runtime in runtimes.values():
-        listing = fit_listing(runtime, list(entries.values()))
+        listing = fit_listing(runtime, entries)
         # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
         # the spec's 1,024 characters, which SK303 reports already.
         if listing.budget is None or listing.needed <= listing.budget:
             continue
-        for skill in listed:
-            if runtime not in runtimes_for(skill.profile or ""):
+        placements = {(p.skill.name, p.skill.path): p for p in listing.placements}
+        for skill, entry in zip(listed, entries, strict=True):
+            placement = placements.get((entry.name, entry.path))
+            if placement is None or runtime not in runtimes_for(skill.profile or ""):
                 continue
-            placement = listing.placement(skill.name or "", os.path.abspath(skill.path))
-            if placement is None or not placement.cut:
-                continue
-            where = skill.description_range or skill.name_range or Range.point(0, 0)
-            message = (
-                f"{runtime.title}'s skill listing: {placement.describe()} (the listing needs "
-                f"{listing.needed:,} of its {listing.budget or 0:,} characters; "
-                f"{plural(len(listing.cut), 'skill')} cut)."
-            )
-            yield skill, Report(where, message)
+            report = listing_report(runtime, placement, listing.needed, listing.budget, skill)
+            if report is not None:
+                yield skill, report
+
+
+def listing_report(
+    runtime: Runtime, placement: Placement, needed: int, budget: int | None, skill: NamedSkill
+) -> Report | None:
+    """SK703's report for one skill's place in an over-budget listing (None: nothing to say)."""
+    if budget is None or needed <= budget or not placement.cut:
+        return None
+    where = skill.description_range or skill.name_range or Range.point(0, 0)
+    message = (
+        f"{runtime.title}'s skill listing: {placement.describe()} (the listing needs "
+        f"{needed:,} of its {budget:,} characters)."
+    )
+    return Report(where, message)
 
 
 @rule(
