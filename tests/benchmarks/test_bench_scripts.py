@@ -95,3 +95,28 @@ def test_bench_select_times_every_scorer_on_a_generated_workspace(tmp_path: Path
     for figures in out["scorers"].values():
         for label in ("default policy", "top_k 10, min_score 0", "first query after an edit"):
             assert 0 < figures[label]["p50_ms"] <= figures[label]["p95_ms"] <= figures[label]["max_ms"]
+
+
+def test_bench_collisions_times_the_collision_diagnostic_over_stdio(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    subprocess.run(
+        [sys.executable, str(BENCHMARKS / "generate_workspace.py"), str(workspace), "--skills", "60"],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    out = run(
+        "bench_collisions.py",
+        "--workspace",
+        str(workspace),
+        "--scorer",
+        "bm25f",
+        "--edits",
+        "3",
+        "--rounds",
+        "2",
+    )
+    assert out["scorer"] == "bm25f" and out["rival"] != out["edited"]
+    for key, count in (("typing", 3), ("collision_appears", 2), ("collision_goes", 2)):
+        assert out[key]["n"] == count
+        assert 0 < out[key]["p50_ms"] <= out[key]["p95_ms"] <= out[key]["max_ms"]
