@@ -182,12 +182,15 @@ async def test_the_listing_budget_is_a_live_diagnostic(client: LanguageClient, w
         return [d for d in found if d.code == "SK703" and d.message.startswith("Claude Code's")]
 
     texts = [f"---\nname: {p.parent.name}\ndescription: {long}\n---\n# Budget\n" for p in paths]
-    async with opened(client, paths[0], texts[0]), opened(client, paths[1], texts[1]):
-        async with opened(client, paths[2], texts[2]) as last:
-            found = claude(await last.diagnostics(until=lambda ds: bool(claude(ds))))
-            assert len(found) == 1
-            assert "listed by name only: its description is dropped" in found[0].message
-            assert "of its 8,000 characters" in found[0].message
-            assert found[0].range == last.range(long)
-            last.replace(long, "Handles one short task.")
-            assert claude(await last.diagnostics(until=lambda ds: not claude(ds))) == []
+    async with (
+        opened(client, paths[0], texts[0]),
+        opened(client, paths[1], texts[1]),
+        opened(client, paths[2], texts[2]) as last,
+    ):
+        found = claude(await last.diagnostics(until=lambda ds: bool(claude(ds))))
+        assert len(found) == 1
+        assert "listed by name only: its description is dropped" in found[0].message
+        assert "of its 8,000 characters" in found[0].message
+        assert found[0].range == last.range(long)
+        last.replace(long, "Handles one short task.")
+        assert claude(await last.diagnostics(until=lambda ds: not claude(ds))) == []
