@@ -116,7 +116,7 @@ RUNTIMES: dict[str, Runtime] = {
             None,
             None,
             None,
-            "https://google.github.io/adk-docs/skills/",
+            "https://google.github.io/adk-docs/skills",
             "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n</skill>\n",
         ),
     )
