@@ -5,7 +5,7 @@ real ``skills-lsp`` language server on stdio, in a workspace of ``--skills`` ski
 Usage::
 
     python benchmarks/bench_collisions.py [--skills 2000] [--seed 1] [--workspace DIR] [--keep]
-        [--edits 50] [--rounds 10] [--scorer S] [--timeout 120] [--index-timeout 1200]
+        [--edits 50] [--rounds 10] [--scorer S] [--baseline] [--timeout 120] [--index-timeout 1200]
         [--format text|json]
 
 Steps:
@@ -24,6 +24,10 @@ Steps:
    the rival must be in the answer) and then by the original again (SK704 naming it must be gone),
    each timed the same way. These are the figures of the issue: the time for the collision
    diagnostic to appear, and to go, after an edit.
+6. With ``--baseline``, a second server with SK704 ignored (``initializationOptions``) times the
+   same typing: the difference is what the collision diagnostic costs per keystroke (the rest is
+   the index update, re-embedding the edited skill when an embedding scorer is built, and every
+   other rule).
 
 Percentiles are nearest-rank. Exit status: 0 when every answer was as expected; 1 when the server
 failed, timed out, or a collision did not appear or go; 2 on bad arguments.
@@ -134,6 +138,9 @@ async def measure(
     try:
         log(f"[collisions] starting the server on {workspace} ...")
         figures["indexing"] = await session.start(args.index_timeout)
+        indexed = str(figures["indexing"].get("end_message") or "").split(" ")[0]
+        if indexed.isdigit():  # "1932 skills indexed": what the server really holds
+            figures["skills"] = int(indexed)
         log(f"[collisions] indexed in {figures['indexing']['indexing_s']:.1f} s")
         doc = session.open(edited.path, edited.text)
         await pull(session, doc)
@@ -186,19 +193,51 @@ async def measure(
     finally:
         await session.stop()
         await session.force_stop()
+    if args.baseline:
+        figures["typing_without_sk704"] = await baseline(args, argv, workspace, edited.path, edited.text)
     return figures
 
 
+async def baseline(args: argparse.Namespace, argv: list[str], workspace: Path, path: Path, text: str) -> Any:
+    """The same typing with SK704 ignored: what every other part of an edit costs."""
+    options: dict[str, Any] = {"ignore": ["SK704"]}
+    if args.scorer:
+        options["scorer"] = args.scorer
+    session = Session("baseline", argv, workspace, pull=True, init_options=options, timeout=args.timeout)
+    try:
+        log("[baseline] starting a second server with SK704 ignored ...")
+        await session.start(args.index_timeout)
+        doc = session.open(path, text)
+        await pull(session, doc)
+        samples: list[float] = []
+        for i in range(WARMUP + args.edits):
+            change = type_one(doc, i)
+            sent = time.perf_counter()
+            session.change(doc, change)
+            found = await pull(session, doc)
+            if i >= WARMUP:
+                samples.append(time.perf_counter() - sent)
+            if collisions(found):
+                raise BenchError("SK704 reported although ignored")
+        return summary_ms(samples)
+    finally:
+        await session.stop()
+        await session.force_stop()
+
+
 def print_text(figures: dict[str, Any]) -> None:
-    print(f"skills-lsp collision refresh at {figures['skills']} skills ({figures['scorer']} scorer)")
+    print(f"skills-lsp collision refresh at {figures['skills']:,} skills ({figures['scorer']} scorer)")
     print(f"  indexing: {figures['indexing']['indexing_s']:.1f} s")
     print(f"  edited: {figures.get('edited')}, rival: {figures.get('rival')}")
     for key, title in (
         ("typing", "one character typed -> diagnostics"),
+        ("typing_without_sk704", "the same with SK704 ignored"),
         ("collision_appears", "description made the rival's -> SK704 shown"),
         ("collision_goes", "description put back -> SK704 gone"),
     ):
-        s = figures[key]
+        s = figures.get(key)
+        if s is None:
+            continue
         print(
             f"  {title}: p50 {s['p50_ms']:.1f} ms, p95 {s['p95_ms']:.1f} ms, "
             f"max {s['max_ms']:.1f} ms (n={s['n']})"
@@ -216,6 +255,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--edits", type=int, default=50, help="one-character edits timed (50)")
     parser.add_argument("--rounds", type=int, default=10, help="collide-and-part rounds timed (10)")
     parser.add_argument("--scorer", choices=("lexical", "bm25f", "semantic", "hybrid"))
+    parser.add_argument(
+        "--baseline", action="store_true", help="also time the typing with SK704 ignored (a second server)"
+    )
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer")
     parser.add_argument("--index-timeout", type=float, default=1200.0, help="seconds to wait for indexing")
     parser.add_argument("--format", choices=("text", "json"), default="text")
