@@ -7,9 +7,9 @@ import os
 from lsprotocol import types
 
 from skills_lsp.core.assist.hover import hover_text, listing_hover
-from skills_lsp.core.model import FileKind, Position, Range
+from skills_lsp.core.model import Position, Range
 from skills_lsp.core.routing.queries import expecting, explain_case
-from skills_lsp.core.rules.listing import ListedSkill
+from skills_lsp.core.rules.listing import RUNTIMES, ListedSkill, place, runtimes_for
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
 
@@ -45,12 +45,13 @@ def register(server: SkillsLanguageServer) -> None:
                     str(described.value.value).strip(),
                     os.path.abspath(snapshot.path),
                 )
-                others = [
-                    ListedSkill(d.name, d.description, os.path.abspath(d.path))
-                    for d in folder.index
-                    if d.kind is not FileKind.CONVENTION and os.path.abspath(d.path) != me.path
-                ]
-                found = listing_hover(me, others, profile), described.value.range
+                # The other skills summed up once while they do not change: O(log n) per hover.
+                places = []
+                for runtime in runtimes_for(profile.name) or tuple(RUNTIMES.values()):
+                    base = folder.listing_base(runtime, snapshot.path)
+                    placement, needed = place(base, me)
+                    places.append((runtime, placement, needed, base.budget))
+                found = listing_hover(me, places), described.value.range
         if found is None:
             return None
         text, rng = found

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from skills_lsp.core import schema
 from skills_lsp.core.model import Position, Range
 from skills_lsp.core.parse.allowed_tools import tool_entries, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
-from skills_lsp.core.rules.listing import RUNTIMES, ListedSkill, fit_listing, runtimes_for
+from skills_lsp.core.rules.listing import ListedSkill, Placement, Runtime
 from skills_lsp.core.rules.profiles import Profile
 
 
@@ -41,14 +43,14 @@ def hover_text(
     return None
 
 
-def listing_hover(me: ListedSkill, others: list[ListedSkill], profile: Profile) -> str:
-    """Markdown for a `description`: its length and, for each runtime that lists skills of this
-    profile (every runtime for the others), what that runtime's listing keeps of it."""
+def listing_hover(me: ListedSkill, places: Sequence[tuple[Runtime, Placement, int, int | None]]) -> str:
+    """Markdown for a `description`: its length and, for each runtime given as (runtime, where
+    this description lands, characters the whole listing needs, its budget), what it keeps."""
     lines = [f"**description**: {len(me.description):,} characters", ""]
-    runtimes = runtimes_for(profile.name) or tuple(RUNTIMES.values())
-    for runtime in runtimes:
-        listing = fit_listing(runtime, [me, *others])
-        placement = listing.placement(me.name, me.path)
-        fate = placement.describe() if placement is not None else "not listed"
-        lines.append(f"- {listing.summary()}: **{fate}** ([budget]({runtime.docs}))")
+    for runtime, placement, needed, budget in places:
+        if budget is None:
+            size = f"{needed:,} characters (no documented limit)"
+        else:
+            size = f"{needed:,} of {budget:,} characters ({needed / budget:.0%})"
+        lines.append(f"- {runtime.title}: {size}: **{placement.describe()}** ([budget]({runtime.docs}))")
     return "\n".join(lines)
