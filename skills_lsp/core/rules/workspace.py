@@ -103,7 +103,8 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
     listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
     # Codex writes each skill's absolute path into its entry: count it as such.
     entries = [ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed]
-    runtimes = {r.name: r for s in listed for r in runtimes_for(s.profile or "")}
+    checked = {profile: runtimes_for(profile) for profile in {s.profile or "" for s in listed}}
+    runtimes = {r.name: r for found in checked.values() for r in found}
     for runtime in runtimes.values():
         listing = fit_listing(runtime, entries)
         # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
@@ -113,7 +114,7 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
         placements = {(p.skill.name, p.skill.path): p for p in listing.placements}
         for skill, entry in zip(listed, entries, strict=True):
             placement = placements.get((entry.name, entry.path))
-            if placement is None or runtime not in runtimes_for(skill.profile or ""):
+            if placement is None or runtime not in checked[skill.profile or ""]:
                 continue
             report = listing_report(runtime, placement, listing.needed, listing.budget, skill)
             if report is not None:
