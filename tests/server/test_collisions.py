@@ -165,6 +165,12 @@ async def test_a_skills_trigger_evals_get_lenses_and_sk702(client: LanguageClien
         titles = [lens.command.title for lens in resolved if lens.command is not None]
         assert titles[0].startswith("✓ sql-query-review")
         assert titles[1].startswith("✗ sql-query-review")
+        hovered = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc.uri), doc.position("missing WHERE", after=3))
+        )
+        assert hovered is not None and isinstance(hovered.contents, types.MarkupContent)
+        assert hovered.contents.value.startswith("**Review this SQL query for missing WHERE clauses**")
+        assert "Expected: not `sql-query-review`" in hovered.contents.value
         # Flip the expectation: both pass.
         doc.replace('WHERE clauses", "should_trigger": false', 'WHERE clauses", "should_trigger": true')
         assert await doc.diagnostics(until=lambda ds: not ds) == []
