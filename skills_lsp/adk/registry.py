@@ -12,7 +12,8 @@ registry, and fetches what `load_skill` names from it. `SkillsLspRegistry` answe
 - `search_tool_description()` tells the model what a good query is.
 
 Scoring runs in a worker thread: embedding a request takes tens of milliseconds, never to be
-spent on the runner's event loop.
+spent on the runner's event loop. The scorer is built when the registry is made; an embedding
+scorer's skill vectors persist in the workspace's cache folder between runs.
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ from skills_lsp.adk.loader import AdkLoadReport, load_adk_skills_report
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.index.skill_index import SkillIndex, read_workspace_document
 from skills_lsp.core.model import FileKind
-from skills_lsp.core.routing.scorer import SCORERS, ScorerName, SelectionPolicy, scorer_name, select_skills
+from skills_lsp.core.routing.scorer import (
+    SCORERS,
+    ScorerName,
+    SelectionPolicy,
+    prepare,
+    scorer_name,
+    select_skills,
+)
+from skills_lsp.core.rules.check import default_cache_dir
 from skills_lsp.core.workspace.scorers import default_scorer
 from skills_lsp.core.workspace.settings import resolve_config
 
@@ -74,6 +83,20 @@ class SkillsLspRegistry(SkillRegistry):
         self.policy = SelectionPolicy(
             top_k, spec.default_min_score if min_score is None else min_score, scorer=self.scorer
         )
+        self._build(roots, config)
+
+    def _build(self, roots: Sequence[str | os.PathLike[str]], config: Config) -> None:
+        """Build the scorer now, not on the model's first search. An embedding scorer keeps its
+        skill vectors on disk in the workspace's cache folder (the one `skills-lsp check`, `test`
+        and the editor use), so an agent that starts again embeds only what changed."""
+        if SCORERS[self.scorer].extra != "semantic":
+            prepare(self.index, self.scorer)
+            return
+        from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
+
+        VECTORS.attach(default_cache_dir(list(roots) or ["."], config) / VECTOR_FILE)
+        prepare(self.index, self.scorer)
+        VECTORS.flush()
 
     @property
     def skills(self) -> list[Skill]:

@@ -86,3 +86,15 @@ async def test_an_index_source_and_the_default_scorer(skills_root: Path) -> None
     assert registry.scorer == "lexical"  # the config's scorer, as `skills-lsp test` would use
     assert sorted(s.name for s in registry.skills) == ["pdf-report", "weather"]
     assert [f.name for f in await registry.search_skills(query="weather forecast city")] == ["weather"]
+
+
+@pytest.mark.skipif(not SCORERS["semantic"].available(), reason="needs the semantic extra")
+async def test_an_embedding_scorer_keeps_its_vectors_in_the_workspace_cache(skills_root: Path) -> None:
+    from skills_lsp.core.routing.semantic import VECTOR_FILE
+
+    write(skills_root.parent / "skills-lsp.toml", 'scorer = "semantic"\n')
+    registry = SkillsLspRegistry(skills_root)
+    assert registry.scorer == "semantic"
+    assert (skills_root.parent / ".skills-lsp-cache" / VECTOR_FILE).is_file()
+    found = await registry.search_skills(query="look up the weather forecast for Paris")
+    assert [f.name for f in found][:1] == ["weather"]
