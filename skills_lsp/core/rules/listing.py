@@ -171,7 +171,7 @@ class Placement:
 class Listing:
     runtime: Runtime
     budget: int | None
-    needed: int  # characters the whole listing would take with every description in full
+    needed: int  # characters the whole listing takes with every description (each within its entry cap)
     used: int  # characters it takes after the cuts
     placements: tuple[Placement, ...]
 
