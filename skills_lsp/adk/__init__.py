@@ -10,6 +10,8 @@
 - `SkillInjectorPlugin`: the core's prompt injection on each user message.
 - `bind_skill` / `skill_agent`: a skill's instruction with exactly the ADK tools its
   `allowed-tools` resolve to (the core coordinator's strict / permissive / fallback modes).
+- `SkillsLspRegistry`: a `google.adk.skills.SkillRegistry` for ADK's `SkillToolset(registry=...)`:
+  `search_skills` ranks the checked skills with the workspace's scorer at its calibrated threshold.
 - `SkillsShellTool`: one allow-listed command in the skills root, no shell, no path outside it.
 - `UploadStagingPlugin`: the user's file parts saved under a per-session `uploads/` folder, the
   model told their paths; `StagingShellTool` runs the shell there with `skills/` linked in.
@@ -36,6 +38,7 @@ from skills_lsp.adk.loader import (
     load_adk_skills_report,
 )
 from skills_lsp.adk.plugin import Injection, SkillInjectorPlugin
+from skills_lsp.adk.registry import SkillsLspRegistry
 from skills_lsp.adk.sandbox import (
     Isolation,
     Limits,
@@ -76,6 +79,7 @@ __all__ = [
     "SkillInjectorPlugin",
     "SkillLoadError",
     "SkillSource",
+    "SkillsLspRegistry",
     "SkillsShellTool",
     "StagedFile",
     "StagingShellTool",

@@ -1,5 +1,6 @@
-"""The routing commands: `test` (does each test query select its skill?) and `eval` (accuracy,
-false accepts, AUROC and latency per scorer, and `--calibrate`)."""
+"""The routing commands: `test` (does each test query select its skill?), `eval` (accuracy,
+false accepts, AUROC and latency per scorer, and `--calibrate`) and `overlap` (the pairs of
+skills that compete for the same requests)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,65 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     _add_test(sub)
     _add_eval(sub)
+    _add_overlap(sub)
+
+
+def _add_overlap(sub: Subparsers) -> None:
+    overlap = sub.add_parser("overlap", help="list pairs of skills that compete for the same requests")
+    overlap.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    overlap.add_argument(
+        "--scorer",
+        choices=tuple(SCORERS),
+        help="default: the config's `scorer`, else the profile's: lexical for .skills/, else hybrid or bm25f",
+    )
+    overlap.add_argument(
+        "--close",
+        type=float,
+        default=None,
+        metavar="RATIO",
+        help="a rival competes when it scores at least RATIO of the skill's own score (default 0.9)",
+    )
+    overlap.add_argument("--format", choices=["text", "json"], default="text")
+    overlap.set_defaults(func=cmd_overlap)
+
+
+def cmd_overlap(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 1 when any pair competes (and is not accepted in the config's `overlap`)."""
+    from skills_lsp.core.index.skill_index import load_workspace_index
+    from skills_lsp.core.model import Range
+    from skills_lsp.core.routing.overlap import CLOSE, overlapping_pairs
+    from skills_lsp.core.rules.workspace import competing_descriptions
+    from skills_lsp.core.workspace.scorers import default_scorer
+
+    close = CLOSE if args.close is None else args.close
+    if not 0.0 < close <= 1.0:
+        raise UsageError("--close takes a ratio above 0 and at most 1, e.g. 0.9")
+    root, config = workspace_of(args)
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    scorer = args.scorer or default_scorer(config, index)
+    keep_vectors(args, [scorer])
+    pairs = overlapping_pairs(index, scorer, config.accepted_overlaps(), close)
+    if args.format == "json":
+        rows = [dict(c.to_json(), paths=[display(p) for p in (c.skill_path, c.rival_path)]) for c in pairs]
+        out.write(json.dumps({"scorer": scorer, "skills": len(index), "pairs": rows}, indent=2) + "\n")
+        return 1 if pairs else 0
+    for c in pairs:
+        (report,) = competing_descriptions(c.rivalry(Range.point(0, 0)))
+        out.write(f"{c.confusability:.3f}  {c.skill} / {c.rival}  ({display(c.skill_path)})\n")
+        out.write(f"       {report.message}\n")
+    accepted = f", {len(config.overlap)} accepted in the config" if config.overlap else ""
+    noun = "pair" if len(pairs) == 1 else "pairs"
+    out.write(f"{len(pairs)} competing {noun} among {len(index)} skills ({scorer} scorer{accepted})\n")
+    return 1 if pairs else 0
 
 
 def _add_test(sub: Subparsers) -> None:
     test = sub.add_parser("test", help="run routing tests: does each request select the right skill?")
-    test.add_argument("query_file", nargs="?", help="test-query file (default: query-file from the config)")
+    test.add_argument(
+        "query_file",
+        nargs="?",
+        help="test-query file, or a skill's evals/eval_queries.json (default: query-file from the config)",
+    )
     test.add_argument("--root", default=".", help="workspace folder (default: .)")
     test.add_argument("--format", choices=["text", "json"], default="text")
     test.add_argument(
@@ -38,7 +93,7 @@ def _add_test(sub: Subparsers) -> None:
 
 def _add_eval(sub: Subparsers) -> None:
     evaluation = sub.add_parser("eval", help="measure routing: accuracy, false accepts, AUROC, latency")
-    evaluation.add_argument("query_file")
+    evaluation.add_argument("query_file", help="test-query file, or a skill's evals/eval_queries.json")
     evaluation.add_argument("--root", default=".", help="workspace folder (default: .)")
     evaluation.add_argument(
         "--scorer",
@@ -97,7 +152,9 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
     rows = [("", "line", "expected", "winner", "runner-up", "lead", "query")]
     for r in results:
         lead = "-" if r.lead is None else f"{r.lead:.3f}"
-        expected = " | ".join(r.case.expect) or "none"
+        expected = " | ".join(r.case.expect) or (
+            "not " + " | ".join(r.case.reject) if r.case.reject else "none"
+        )
         rows.append(
             (
                 "PASS" if r.passed else "FAIL",
@@ -176,8 +233,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "\ntop-1: the first skill is right; top-3: a right one is in the first three; direct / "
         "paraphr.: top-1 on requests using / avoiding the skill's words;\nrouted: the skill selected "
         "at the scorer's min_score is right; turned away: answerable requests whose top score is under "
-        "min_score;\nnone FA: `expect: none` requests whose top score reaches min_score; AUROC: top "
-        "score, answerable vs none; n/a: no such case in the file.\n"
+        "min_score;\nnone FA: `expect: none` requests whose top score reaches min_score (and "
+        "`should_trigger: false` ones that select their skill); AUROC: top score, answerable vs none; "
+        "n/a: no such case in the file.\n"
     )
     if calibrations:
         out.write(f"\nCalibration: the lowest min_score with none false accepts <= {args.calibrate:.0%}\n")

@@ -10,7 +10,7 @@ from lsprotocol import types
 from skills_lsp.core.model import Range
 from skills_lsp.core.routing.queries import QueryResult, expecting
 from skills_lsp.server.base import SkillsLanguageServer
-from skills_lsp.server.folder import FileRole
+from skills_lsp.server.folder import FileRole, same_file
 
 SCORE_QUERY = "skillsLsp.scoreQuery"
 
@@ -47,7 +47,7 @@ def register(server: SkillsLanguageServer) -> None:
                 types.CodeLens(
                     range=ls.codec.range_to_client(lines, case.range), data={"uri": uri, "case": i}
                 )
-                for i, case in enumerate(folder.cases)
+                for i, case in enumerate(folder.cases_for(snapshot.path))
             ]
         if role is not FileRole.SKILL:
             return None
@@ -75,7 +75,10 @@ def register(server: SkillsLanguageServer) -> None:
         if folder is None:
             lens.command = types.Command("(workspace not indexed)", "")
             return lens
-        results = await folder.results_async()
+        if "case" in data and path is not None and not same_file(path, folder.query_path):
+            results = folder.results_for(path)  # a skill's trigger evals: a few queries
+        else:
+            results = await folder.results_async()
         if "case" in data:
             index = int(data["case"])
             if index < len(results):

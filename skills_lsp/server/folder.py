@@ -16,12 +16,20 @@ from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
 from skills_lsp.core.files.ignore import IgnoreFilter
-from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
-from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_file, run_case
+from skills_lsp.core.routing.queries import (
+    EVAL_QUERIES_FILE,
+    QueryCase,
+    QueryResult,
+    load_query_file,
+    run_case,
+    run_cases,
+)
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, select_skills
 from skills_lsp.core.rules.check import Manifest, load_manifest
+from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
 from skills_lsp.core.workspace.settings import load_config
@@ -85,7 +93,8 @@ class Folder:
     query_path: Path
     cases: list[QueryCase] = field(default_factory=list)
     query_problems: list[Finding] = field(default_factory=list)
-    query_parse: tuple[str | None, list[Finding]] = (None, [])
+    # Each test-query buffer's last text and its problems (parsed once per text).
+    query_parses: dict[str, tuple[str, list[Finding]]] = field(default_factory=dict)
     _results: list[QueryResult] | None = None
     # Why test queries are not scored with the configured scorer (its extra is not installed).
     scorer_problem: str | None = None
@@ -94,9 +103,42 @@ class Folder:
     _scoring: str | None = None  # the scorer `_partial` was made with (chosen, or the fallback)
     # What discovery left out (.gitignore, .ignore, exclude): kept out of the index on changes too.
     ignore: IgnoreFilter | None = None
+    # The skills' trigger evals (`<skill>/evals/eval_queries.json`), by normalised path.
+    eval_cases: dict[str, list[QueryCase]] = field(default_factory=dict)
+    _eval_results: dict[str, list[QueryResult]] = field(default_factory=dict)
+    # Changes of the index, in all and per path: the other skills of a buffer are unchanged while
+    # the two counts move together, and their listing (SK703) need not be summed up again.
+    _changes: int = 0
+    _changes_of: dict[str, int] = field(default_factory=dict)
+    _listing_bases: dict[tuple[str, str], tuple[int, ListingBase]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index.subscribe(self._count_change)
 
     def ignores(self, path: Path) -> bool:
         return self.ignore is not None and self.ignore.active and self.ignore.ignored(path)
+
+    def _count_change(self, change: str, document: SkillDocument) -> None:
+        key = os.path.normpath(document.path)
+        self._changes += 1
+        self._changes_of[key] = self._changes_of.get(key, 0) + 1
+
+    def listing_base(self, runtime: Runtime, path: Path) -> ListingBase:
+        """`runtime`'s listing of every skill of the folder but the one at `path`, summed up once
+        for as long as none of them changes (typing in `path` changes only that one)."""
+        key = os.path.normpath(path)
+        version = self._changes - self._changes_of.get(key, 0)
+        cached = self._listing_bases.get((runtime.name, key))
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        others = [
+            ListedSkill(d.name, d.description, os.path.abspath(d.path))
+            for d in self.index
+            if d.kind is not FileKind.CONVENTION and os.path.normpath(d.path) != key
+        ]
+        base = listing_base(runtime, others)
+        self._listing_bases[(runtime.name, key)] = (version, base)
+        return base
 
     @property
     def scorer(self) -> str:
@@ -159,18 +201,35 @@ class Folder:
         self._results, self._partial = self._partial, []
         return True
 
+    def cases_for(self, path: Path) -> list[QueryCase]:
+        """The cases of a test-query file: the configured one or a skill's trigger evals."""
+        if same_file(path, self.query_path):
+            return self.cases
+        return self.eval_cases.get(os.path.normpath(path), [])
+
+    def results_for(self, path: Path) -> list[QueryResult]:
+        """The results of a test-query file's cases, computed once per change of the folder."""
+        if same_file(path, self.query_path):
+            return self.results()
+        key = os.path.normpath(path)
+        if key not in self._eval_results:
+            scorer = self.scorer  # the configured one, or the fallback when its extra is missing
+            self._eval_results[key] = run_cases(self.index, self.eval_cases.get(key, []), scorer=scorer)
+        return self._eval_results[key]
+
     def changed(self) -> None:
         self._results = None
         self._partial = []
         self._scoring = None
         self._chosen = None
+        self._eval_results.clear()
 
     def role(self, path: Path) -> FileRole:
         if self.manifest.path is not None and same_file(path, self.manifest.path):
             return FileRole.MANIFEST
         if same_file(path, self.root / self.config.tool_manifest):
             return FileRole.MANIFEST
-        if same_file(path, self.query_path):
+        if same_file(path, self.query_path) or path.name == EVAL_QUERIES_FILE:
             return FileRole.QUERIES
         if path.name in ("skills-lsp.toml", "pyproject.toml") and path.parent == self.root:
             return FileRole.CONFIG
@@ -218,7 +277,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
     cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
-    return Folder(
+    folder = Folder(
         root,
         config,
         problems,
@@ -230,3 +289,9 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
         query_problems,
         ignore=ignore,
     )
+    for document in index:
+        if document.kind is FileKind.AGENT_SKILL:
+            evals = Path(document.path).parent / "evals" / EVAL_QUERIES_FILE
+            if evals.is_file():
+                folder.eval_cases[os.path.normpath(evals)] = load_query_file(evals)[0]
+    return folder

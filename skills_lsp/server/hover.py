@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 from lsprotocol import types
 
-from skills_lsp.core.assist.hover import hover_text
+from skills_lsp.core.assist.hover import hover_text, listing_hover
 from skills_lsp.core.model import Position, Range
 from skills_lsp.core.routing.queries import QueryResult, expecting, explain_case
+from skills_lsp.core.rules.listing import RUNTIMES, ListedSkill, place, runtimes_for
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
 
@@ -22,7 +25,7 @@ def register(server: SkillsLanguageServer) -> None:
         position = ls.codec.from_client(lines, params.position)
         found: tuple[str, Range] | None = None
         if role is FileRole.QUERIES:
-            for case in folder.cases:
+            for case in folder.cases_for(snapshot.path):
                 if case.range.start.line <= position.line <= case.range.end.line:
                     await folder.results_async()  # settles the scorer (or its fallback)
                     text = explain_case(folder.index, case, scorer=folder.scorer, compare=folder.comparable())
@@ -38,6 +41,20 @@ def register(server: SkillsLanguageServer) -> None:
             if found is None and name is not None and _inside(name.value.range, position):
                 results = await folder.results_async()
                 found = _name_hover(results, str(name.value.value)), name.value.range
+            described = doc.get("description")
+            if found is None and described is not None and _inside(described.value.range, position):
+                me = ListedSkill(
+                    str(name.value.value).strip() if name is not None else "",
+                    str(described.value.value).strip(),
+                    os.path.abspath(snapshot.path),
+                )
+                # The other skills summed up once while they do not change: O(log n) per hover.
+                places = []
+                for runtime in runtimes_for(profile.name) or tuple(RUNTIMES.values()):
+                    base = folder.listing_base(runtime, snapshot.path)
+                    placement, needed = place(base, me)
+                    places.append((runtime, placement, needed, base.budget))
+                found = listing_hover(me, places), described.value.range
         if found is None:
             return None
         text, rng = found

@@ -194,7 +194,8 @@ def register(server: SkillsLanguageServer) -> None:
                 continue
             if folder.ignores(path) and folder.role(path) is FileRole.SKILL:
                 continue  # a skill file in an ignored folder stays out, as on a full load
-            ls.state.update(path, None)
+            if ls.state.update(path, None) is FileRole.CONFIG:
+                reapply_buffers(ls)  # the folder was re-read from disk: unsaved buffers win again
             touched = True
         if reload:
             await index_folders(ls, reload)

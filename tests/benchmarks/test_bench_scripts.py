@@ -22,6 +22,17 @@ from skills_lsp.core.routing.queries import load_query_file
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
+def generated(workspace: Path, skills: int) -> Path:
+    """A synthetic workspace of `skills` documents (generate_workspace.py)."""
+    subprocess.run(
+        [sys.executable, str(BENCHMARKS / "generate_workspace.py"), str(workspace), "--skills", str(skills)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return workspace
+
+
 def run(script: str, *args: str) -> Any:
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), *args, "--format", "json"],
@@ -82,16 +93,29 @@ def test_tune_scorers_searches_each_grid_with_a_held_out_check() -> None:
 
 
 def test_bench_select_times_every_scorer_on_a_generated_workspace(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    subprocess.run(
-        [sys.executable, str(BENCHMARKS / "generate_workspace.py"), str(workspace), "--skills", "300"],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    workspace = generated(tmp_path / "ws", 300)
     out = run("bench_select.py", "--workspace", str(workspace), "--queries", "20", "--edits", "5")
     assert out["documents"] > 250 and out["plain_scorer"]["identical"] is True
     assert set(out["scorers"]) == {"bm25f", "semantic", "hybrid"}
     for figures in out["scorers"].values():
         for label in ("default policy", "top_k 10, min_score 0", "first query after an edit"):
             assert 0 < figures[label]["p50_ms"] <= figures[label]["p95_ms"] <= figures[label]["max_ms"]
+
+
+def test_bench_collisions_times_the_collision_diagnostic_over_stdio(tmp_path: Path) -> None:
+    workspace = generated(tmp_path / "ws", 60)
+    out = run(
+        "bench_collisions.py",
+        "--workspace",
+        str(workspace),
+        "--scorer",
+        "bm25f",
+        "--edits",
+        "3",
+        "--rounds",
+        "2",
+    )
+    assert out["scorer"] == "bm25f" and out["rival"] != out["edited"]
+    for key, count in (("typing", 3), ("collision_appears", 2), ("collision_goes", 2)):
+        assert out[key]["n"] == count
+        assert 0 < out[key]["p50_ms"] <= out[key]["p95_ms"] <= out[key]["max_ms"]

@@ -88,8 +88,7 @@ def test_json_query_files_have_positions_too() -> None:
     # Tab-indented JSON (which YAML will not read as is) keeps its positions, columns counting a
     # tab as one character as LSP does; a tab escaped inside a string stays part of the query.
     tabbed, problems = parse_query_file(
-        '{\n\t"cases": [\n\t\t{"query": "a\\tb", "expect": null},\n'
-        '\t\t{"query": 3, "expect": "x"}\n\t]\n}',
+        '{\n\t"cases": [\n\t\t{"query": "a\\tb", "expect": null},\n\t\t{"query": 3, "expect": "x"}\n\t]\n}',
         "q.json",
     )
     assert [c.query for c in tabbed] == ["a\tb"] and tabbed[0].expects_none
@@ -120,3 +119,95 @@ def test_margin_and_tags(index: SkillIndex) -> None:
     assert run_case(
         index, QueryCase("pdf", ("pdf-merge",), min_score=0.1, exclude_tags=("DOCS",))
     ).reason.startswith("expected `pdf-merge`, but no skill scores 0.1")
+
+
+# --- the agentskills trigger evals (evals/eval_queries.json) ---------------------------------
+
+
+def _eval_file(root: Path, text: str, skill: str = "pdf-forms") -> Path:
+    folder = root / "skills" / skill
+    (folder / "evals").mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {skill}\ndescription: Fill PDF forms.\n---\n", encoding="utf-8"
+    )
+    path = folder / "evals" / "eval_queries.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_trigger_evals_read_as_cases_of_the_skill_above(tmp_path: Path, index: SkillIndex) -> None:
+    path = _eval_file(
+        tmp_path,
+        '[\n  {"query": "fill the pdf form", "should_trigger": true},\n'
+        '  {"query": "merge these pdf files", "should_trigger": false}\n]\n',
+    )
+    cases, problems = load_query_file(path)
+    assert problems == []
+    assert [(c.query, c.expect, c.reject) for c in cases] == [
+        ("fill the pdf form", ("pdf-forms",), ()),
+        ("merge these pdf files", (), ("pdf-forms",)),
+    ]
+    assert cases[0].range == Range.of(1, 12, 1, 31)  # the query string, quotes included
+    assert cases[1].id == "pdf-forms#2"
+    trigger, other = (run_case(index, c, scorer="bm25f") for c in cases)
+    assert trigger.passed and trigger.winner is not None and trigger.winner.skill.name == "pdf-forms"
+    # Another skill may take a should-not-trigger request: it passes while pdf-forms is not chosen.
+    assert other.passed and other.winner is not None and other.winner.skill.name == "pdf-merge"
+
+
+def test_a_should_not_trigger_query_fails_when_its_skill_is_chosen(tmp_path: Path, index: SkillIndex) -> None:
+    path = _eval_file(tmp_path, '[{"query": "fill the pdf form", "should_trigger": false}]')
+    (case,), _ = load_query_file(path)
+    result = run_case(index, case, scorer="bm25f")
+    assert not result.passed
+    assert result.reason == "should not trigger `pdf-forms`, but it is selected"
+    assert result.to_json()["reject"] == ["pdf-forms"]
+
+
+def test_trigger_eval_problems_have_positions(tmp_path: Path) -> None:
+    path = _eval_file(
+        tmp_path,
+        '[\n  {"query": "", "should_trigger": true},\n  {"query": "ok", "should_trigger": "yes"},\n'
+        '  {"query": "fine here", "should_trigger": true, "note": 1},\n  3\n]\n',
+    )
+    cases, findings = load_query_file(path)
+    assert [c.query for c in cases] == ["fine here"]
+    by_line = {f.range.start.line: f for f in findings}
+    assert by_line[1].message == "`query` must be a non-empty string."
+    assert by_line[2].message == "`should_trigger` must be true or false."
+    assert by_line[2].range.start.character == line_offset(path, 2, '"yes"')
+    assert by_line[3].message.startswith("Unknown key `note`") and by_line[3].severity.name == "WARNING"
+    assert by_line[4].message == "Each trigger eval is an object."
+    assert all(f.code == "SK003" for f in findings)
+
+
+def line_offset(path: Path, line: int, needle: str) -> int:
+    return path.read_text(encoding="utf-8").splitlines()[line].index(needle)
+
+
+def test_trigger_evals_outside_a_skill_or_not_a_list(tmp_path: Path) -> None:
+    lone = tmp_path / "eval_queries.json"
+    lone.write_text('[{"query": "x y z", "should_trigger": true}]', encoding="utf-8")
+    cases, (finding,) = load_query_file(lone)
+    assert cases == [] and "put it in a skill's `evals/` folder" in finding.message
+    path = _eval_file(tmp_path, '{"cases": []}')
+    cases, (finding,) = load_query_file(path)
+    assert cases == [] and finding.message.startswith("Trigger evals are a JSON list")
+    path.write_text("[", encoding="utf-8")
+    cases, (finding,) = load_query_file(path)
+    assert cases == [] and finding.message.startswith("Invalid JSON")
+
+
+def test_evaluation_counts_should_not_trigger_as_negatives(tmp_path: Path, index: SkillIndex) -> None:
+    from skills_lsp.core.routing.evaluation import evaluate
+
+    path = _eval_file(
+        tmp_path,
+        '[{"query": "fill the pdf form", "should_trigger": true},'
+        ' {"query": "fill the pdf form now", "should_trigger": false},'
+        ' {"query": "merge pdf files", "should_trigger": false}]',
+    )
+    cases, _ = load_query_file(path)
+    report = evaluate(index, cases, "bm25f")
+    assert (report.answerable, report.top1, report.nones) == (1, 1, 2)
+    assert report.false_accepts == 1  # pdf-forms chosen for the first; pdf-merge takes the second

@@ -14,7 +14,9 @@ from skills_lsp.core.rules.profiles import PROFILES
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
 
 
-@pytest.mark.parametrize("name", ["skill-frontmatter.schema.json", "evals.schema.json"])
+@pytest.mark.parametrize(
+    "name", ["skill-frontmatter.schema.json", "evals.schema.json", "eval-queries.schema.json"]
+)
 def test_schema_files_are_valid_2020_12(name: str) -> None:
     data = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
     assert data["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -60,3 +62,10 @@ def test_the_query_schema_states_every_scorers_default_min_score() -> None:
     text = json.dumps(json.loads((SCHEMA_DIR / "skill-queries.schema.json").read_text(encoding="utf-8")))
     for scorer, minimum in DEFAULT_MIN_SCORE.items():
         assert f"{minimum:g} {scorer}" in text or f"{minimum} for {scorer}" in text, scorer
+
+
+def test_the_trigger_evals_schema_takes_the_examples_file_and_refuses_a_bad_entry() -> None:
+    validator = Draft202012Validator(json.loads((SCHEMA_DIR / "eval-queries.schema.json").read_text()))
+    examples = SCHEMA_DIR.parent / "examples" / "skills" / "csv-data-cleaning" / "evals" / "eval_queries.json"
+    assert list(validator.iter_errors(json.loads(examples.read_text(encoding="utf-8")))) == []
+    assert list(validator.iter_errors([{"query": "x", "should_trigger": "yes"}]))

@@ -4,11 +4,14 @@ description)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from skills_lsp.core import schema
 from skills_lsp.core.model import Position, Range
 from skills_lsp.core.parse.allowed_tools import tool_entries, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
+from skills_lsp.core.rules.listing import ListedSkill, Placement, Runtime
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.runtimes import support_markdown
 
@@ -41,3 +44,16 @@ def hover_text(
                 source = f"\n\nSource: `{tool.source}`" if tool.source else ""
                 return f"**{tool.name}**\n\n{tool.description or '(no description)'}{source}", rng
     return None
+
+
+def listing_hover(me: ListedSkill, places: Sequence[tuple[Runtime, Placement, int, int | None]]) -> str:
+    """Markdown for a `description`: its length and, for each runtime given as (runtime, where
+    this description lands, characters the whole listing needs, its budget), what it keeps."""
+    lines = [f"**description**: {len(me.description):,} characters", ""]
+    for runtime, placement, needed, budget in places:
+        if budget is None:
+            size = f"{needed:,} characters (no documented limit)"
+        else:
+            size = f"{needed:,} of {budget:,} characters ({needed / budget:.0%})"
+        lines.append(f"- {runtime.title}: {size}: **{placement.describe()}** ([budget]({runtime.docs}))")
+    return "\n".join(lines)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, SkillSummary
 from skills_lsp.core.model import BUNDLE_DIRS, FileKind
+from skills_lsp.core.rules.listing import Fate, ListedSkill, Listing, Runtime, fit_listing
 
 MAX_RESOURCES = 500
 
@@ -114,3 +115,45 @@ def list_resources(directory: Path) -> list[str]:
                 if len(found) >= MAX_RESOURCES:
                     return found
     return found
+
+
+def listed_skills(index: SkillIndex) -> list[ListedSkill]:
+    """The skills a runtime lists: every indexed skill but convention files (AGENTS.md and the
+    like are always-on instructions, not skills to choose)."""
+    return [
+        ListedSkill(d.name.strip(), d.description.strip(), str(_location(d.path)))
+        for d in index
+        if d.kind is not FileKind.CONVENTION
+    ]
+
+
+def runtime_listing(index: SkillIndex, runtime: Runtime, context_tokens: int | None = None) -> Listing:
+    """What `runtime`'s skill listing keeps of each skill of `index`."""
+    return fit_listing(runtime, listed_skills(index), context_tokens)
+
+
+def render_listing(listing: Listing) -> str:
+    """The listing as the runtime writes it for its model, after its cuts (entries in the
+    runtime's format; omitted skills are not there at all)."""
+    runtime = listing.runtime
+    parts: list[str] = []
+    for placement in listing.placements:
+        skill = placement.skill
+        if placement.fate is Fate.OMITTED:
+            continue
+        if placement.fate is Fate.NAME_ONLY and runtime.name == "claude-code":
+            parts.append(f"- {skill.name}\n")
+            continue
+        description = skill.description[: placement.kept]
+        if runtime.entry.startswith("<"):
+            parts.append(
+                runtime.entry.format(
+                    name=html.escape(skill.name), description=html.escape(description), path=skill.path
+                )
+            )
+        else:
+            parts.append(runtime.entry.format(name=skill.name, description=description, path=skill.path))
+    body = "".join(parts)
+    if runtime.entry.startswith("<"):
+        return f"<available_skills>\n{body}</available_skills>\n"
+    return body

@@ -67,6 +67,12 @@ class Config:
     # How skills are ranked: lexical (adk-skill's), bm25f, semantic, hybrid. None: the default of
     # the workspace's profile (core/workspace/scorers.default_scorer).
     scorer: str | None = None
+    # Pairs of skills known to overlap and accepted as they are (`overlap = [["a", "b"]]`): no
+    # collision is reported between them (SK704, `skills-lsp overlap`).
+    overlap: tuple[tuple[str, str], ...] = ()
+
+    def accepted_overlaps(self) -> frozenset[frozenset[str]]:
+        return frozenset(frozenset(pair) for pair in self.overlap)
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -276,6 +282,7 @@ _KEYS = {
     "tool-manifest",
     "query-file",
     "scorer",
+    "overlap",
 }
 _AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -573,6 +580,13 @@ def _read_key(key: str, value: Any, names: ConfigNames) -> dict[str, Any]:
             choices = " or ".join(f'"{s}"' for s in names.scorers or ())
             raise ValueError(f"expected {choices} (see `skills-lsp eval --help`)")
         return {"scorer": value}
+    if key == "overlap":
+        pairs = value if isinstance(value, list) else None
+        if pairs is None or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(n, str) and n for n in p) for p in pairs
+        ):
+            raise ValueError('expected a list of skill-name pairs, e.g. [["pdf-report", "pdf-export"]]')
+        return {"overlap": tuple((a, b) for a, b in pairs)}
     if key in ("tool-manifest", "query-file"):
         if not isinstance(value, str) or not value:
             raise ValueError("expected a path")

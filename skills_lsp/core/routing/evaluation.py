@@ -4,8 +4,9 @@ For every scorer: top-1 accuracy and top-3 recall on cases that expect a skill (
 the share of those the selector really routes right once its threshold applies, the share it turns
 away (top score under the threshold), the false-accept rate on `expect: none` cases (the top score
 reaches the threshold), the AUROC of the top score for "has a right answer" against "none", and
-per-query latency. Paraphrased requests (worded without the skill's own vocabulary) are also
-reported on their own.
+per-query latency. A trigger eval that should not trigger its skill (`should_trigger: false`)
+counts with the `expect: none` cases, its skill's score standing for the top score. Paraphrased
+requests (worded without the skill's own vocabulary) are also reported on their own.
 
 Calibration: for a target false-accept rate, the lowest threshold (on a 0.01 grid for scorers
 that run 0..1) that keeps the `expect: none` cases at or under it, and what that threshold costs
@@ -200,6 +201,13 @@ def evaluate(
         report.latencies_ms.append((time.perf_counter() - start) * 1000)
         top = matches[0].score if matches else 0.0
         names = [m.skill.name for m in matches]
+        if case.reject:  # `should_trigger: false`: a false accept only if that very skill is chosen
+            against = top if names and names[0] in case.reject else 0.0
+            report.nones += 1
+            report.false_accepts += against >= threshold and against > 0
+            negatives.append(against)
+            report.none_tops.append(against)
+            continue
         if case.expects_none:
             report.nones += 1
             report.false_accepts += top >= threshold and bool(matches)

@@ -5,6 +5,11 @@ A test-query file (`skill-queries.yaml` by default, `schema/skill-queries.schema
 acceptable names, or `none`), and optional `top_k`, `min_score`, `include_tags`, `exclude_tags`
 and `margin` (the lead the expected skill needs over the runner-up). Every case keeps its source
 range so editors can put a result next to it.
+
+The agentskills specification's trigger evals are read too: an `eval_queries.json` in a skill's
+`evals/` folder (or beside its SKILL.md) is a list of `{"query": ..., "should_trigger": true |
+false}`. A `should_trigger: true` query must select that skill; a `false` one must not (another
+skill, or none, may take it). The skill is the one whose SKILL.md sits above the file.
 """
 
 from __future__ import annotations
@@ -18,14 +23,16 @@ from typing import Any
 
 from skills_lsp.core import schema
 from skills_lsp.core.errors import ScorerUnavailable
-from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.index.skill_index import SkillIndex, parsed_from_document
 from skills_lsp.core.model import Finding, Problem, Range, Severity
 from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
     duplicate_message,
     node_at,
+    parse_text,
     parse_yaml_file,
+    read_limited,
     to_python,
 )
 from skills_lsp.core.routing.lexical import f32
@@ -42,6 +49,7 @@ from skills_lsp.core.rules.validate import file_findings
 
 QUERIES_PROBLEM = "invalid-test-queries"  # the rule that reports these (SK003)
 QUERIES_SCHEMA = "skill-queries.schema.json"
+EVAL_QUERIES_FILE = "eval_queries.json"  # the agentskills trigger evals
 _NONE_WORDS = frozenset({"none", "None", "NONE"})
 
 Selector = Callable[[SkillIndex, str, SelectionPolicy], list[SkillMatch]]
@@ -58,11 +66,12 @@ class QueryCase:
     margin: float | None = None
     id: str | None = None
     paraphrase: bool | None = None  # evaluation only: worded without the skill's own vocabulary
+    reject: tuple[str, ...] = ()  # skills that must not be selected (`should_trigger: false`)
     range: Range = field(default=Range.point(0, 0), compare=False)  # the case's `query` text
 
     @property
     def expects_none(self) -> bool:
-        return not self.expect
+        return not self.expect and not self.reject
 
     def policy(self, scorer: str = "lexical") -> SelectionPolicy:
         # Two results at least, to report the runner-up.
@@ -112,6 +121,7 @@ class QueryResult:
             "query": self.case.query,
             "id": self.case.id,
             "expect": list(self.case.expect) or None,
+            "reject": list(self.case.reject) or None,
             "winner": match(self.winner),
             "runner_up": match(self.runner_up),
             "lead": self.lead,
@@ -136,6 +146,14 @@ def run_case(
     def result(passed: bool, reason: str) -> QueryResult:
         return QueryResult(case, matches, passed, reason, runner)
 
+    if case.reject:
+        chosen = [m.skill.name for m in matches[: case.top_k]]
+        taken = next((name for name in chosen if name in case.reject), None)
+        if taken is not None:
+            return result(False, f"should not trigger `{taken}`, but it is selected")
+        if not matches:
+            return result(True, "no skill selected, so it does not trigger")
+        return result(True, f"`{matches[0].skill.name}` takes it, as it may")
     if case.expects_none:
         if matches:
             return result(False, f"expected no skill, but `{matches[0].skill.name}` is selected")
@@ -191,19 +209,12 @@ def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Findin
 def _read_cases(text: str, path: str) -> tuple[list[QueryCase], list[Problem]]:
     problems: list[Problem] = []
     root: YamlNode | None = None
+    if Path(path).name == EVAL_QUERIES_FILE:
+        return _read_eval_queries(text, Path(path))
     if path.endswith(".json"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            rng = Range.point(exc.lineno - 1, exc.colno - 1)
-            return [], [Problem(QUERIES_PROBLEM, f"Invalid JSON: {exc.msg}.", rng)]
-        # JSON is YAML: the position-keeping YAML parser gives every case its range (for lenses
-        # and problems), as long as it reads the same data json does. YAML refuses tabs where JSON
-        # allows them as whitespace; JSON strings cannot hold a raw tab, so every tab is whitespace
-        # and a space in its place keeps every position.
-        shadow, shadow_problems = parse_yaml_file(text.replace("\t", " "))
-        if shadow is not None and not shadow_problems and to_python(shadow) == data:
-            root = shadow
+        data, root, problems = _json_root(text)
+        if problems:
+            return [], problems
     else:
         root, yaml_problems = parse_yaml_file(text)
         for p in yaml_problems:
@@ -259,6 +270,97 @@ def _read_cases(text: str, path: str) -> tuple[list[QueryCase], list[Problem]]:
     return cases, problems
 
 
+def _json_root(text: str) -> tuple[Any, YamlNode | None, list[Problem]]:
+    """JSON data and, when the position-keeping YAML parser reads the same data, its tree (for
+    ranges). JSON is YAML; YAML refuses tabs where JSON allows them as whitespace, and JSON
+    strings cannot hold a raw tab, so a space in each tab's place keeps every position."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        rng = Range.point(exc.lineno - 1, exc.colno - 1)
+        return None, None, [Problem(QUERIES_PROBLEM, f"Invalid JSON: {exc.msg}.", rng)]
+    shadow, shadow_problems = parse_yaml_file(text.replace("\t", " "))
+    if shadow is not None and not shadow_problems and to_python(shadow) == data:
+        return data, shadow, []
+    return data, None, []
+
+
+def eval_owner(path: Path) -> str | None:
+    """The skill an `eval_queries.json` tests: the `name` of the SKILL.md in the folder above
+    `evals/` (or beside the file), else that folder's name; None without a SKILL.md there."""
+    folder = path.parent.parent if path.parent.name == "evals" else path.parent
+    skill = folder / "SKILL.md"
+    if not skill.is_file():
+        skill = path.parent / "SKILL.md"
+        if not skill.is_file():
+            return None
+        folder = path.parent
+    try:
+        parsed = parsed_from_document(parse_text(read_limited(skill).decode("utf-8", errors="replace")))
+    except OSError:
+        return folder.name
+    return parsed.name if parsed is not None else folder.name
+
+
+def _read_eval_queries(text: str, path: Path) -> tuple[list[QueryCase], list[Problem]]:
+    """The agentskills trigger evals: a JSON list of `{"query", "should_trigger"}`."""
+    data, root, problems = _json_root(text)
+    if problems:
+        return [], problems
+
+    def where(json_path: list[Any]) -> Range:
+        return node_at(root, json_path).range if root is not None else Range.point(0, 0)
+
+    owner = eval_owner(path)
+    if owner is None:
+        message = (
+            f"`{EVAL_QUERIES_FILE}` tests the skill it belongs to: put it in a skill's `evals/` folder "
+            "(beside no SKILL.md, no skill is under test)."
+        )
+        return [], [Problem(QUERIES_PROBLEM, message, Range.point(0, 0))]
+    if not isinstance(data, list):
+        message = 'Trigger evals are a JSON list of {"query": "...", "should_trigger": true or false}.'
+        return [], [Problem(QUERIES_PROBLEM, message, where([]))]
+    if not data:
+        message = "The file has no trigger evals: routing is not under test."
+        return [], [Problem(QUERIES_PROBLEM, message, where([]), severity=Severity.WARNING)]
+    cases: list[QueryCase] = []
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            problems.append(Problem(QUERIES_PROBLEM, "Each trigger eval is an object.", where([i])))
+            continue
+        query, trigger = entry.get("query"), entry.get("should_trigger")
+        if not isinstance(query, str) or not query.strip():
+            problems.append(Problem(QUERIES_PROBLEM, "`query` must be a non-empty string.", where([i])))
+            continue
+        if not isinstance(trigger, bool):
+            message = "`should_trigger` must be true or false."
+            problems.append(
+                Problem(
+                    QUERIES_PROBLEM,
+                    message,
+                    where([i, "should_trigger"] if "should_trigger" in entry else [i]),
+                )
+            )
+            continue
+        unknown = sorted(k for k in entry if k not in ("query", "should_trigger"))
+        if unknown:
+            message = f"Unknown key `{unknown[0]}`: a trigger eval has `query` and `should_trigger`."
+            problems.append(
+                Problem(QUERIES_PROBLEM, message, where([i, unknown[0]]), severity=Severity.WARNING)
+            )
+        cases.append(
+            QueryCase(
+                query=query,
+                expect=(owner,) if trigger else (),
+                reject=() if trigger else (owner,),
+                id=f"{owner}#{i + 1}",
+                range=where([i, "query"]),
+            )
+        )
+    return cases, problems
+
+
 def explain_case(
     index: SkillIndex,
     case: QueryCase,
@@ -273,7 +375,9 @@ def explain_case(
     tags = list(case.include_tags), list(case.exclude_tags)
     ranking = SelectionPolicy(top, 0.0, *tags, scorer=policy.scorer)
     matches = select_skills(index, case.query, ranking)
-    expected = " or ".join(f"`{n}`" for n in case.expect) or "no skill"
+    expected = " or ".join(f"`{n}`" for n in case.expect) or (
+        "not " + " or ".join(f"`{n}`" for n in case.reject) if case.reject else "no skill"
+    )
     lines = [f"**{case.query}**", "", f"Expected: {expected} ({scorer} scorer, min_score {threshold})", ""]
     if not matches:
         lines.append("No skill scores above 0.")

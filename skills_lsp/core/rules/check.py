@@ -39,7 +39,7 @@ from skills_lsp.core.rules.validate import (
 from skills_lsp.core.rules.workspace import NamedSkill
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
-_CACHE_FORMAT = 6  # bumped when what is cached changes (suppression comments, fixes' kinds)
+_CACHE_FORMAT = 7  # bumped when what is cached changes (7: suppression comments, fixes' kinds, descriptions)
 _CONTENT_PROBE = "sha256:"
 _PROBE_READ_LIMIT = 1024 * 1024
 
@@ -260,12 +260,15 @@ def check_file(
                 hit["stamp"] = stamp
                 cache.put(item.path, hit)
             findings = [_finding_from_cache(item.path, row) for row in hit["findings"]]
-            nr = hit.get("name_range")
+            nr, dr = hit.get("name_range"), hit.get("description_range")
             name_range = Range(Position(nr[0], nr[1]), Position(nr[2], nr[3])) if nr else None
-            directives = [Directive.from_row(row) for row in hit.get("directives", [])]
-            return FileCheck(
-                findings, NamedSkill(item.path, item.kind, hit.get("name"), name_range), True, directives
+            description_range = Range(Position(dr[0], dr[1]), Position(dr[2], dr[3])) if dr else None
+            named = NamedSkill(
+                item.path, item.kind, hit.get("name"), name_range, hit.get("description"), description_range
             )
+            named.profile = chosen.name
+            directives = [Directive.from_row(row) for row in hit.get("directives", [])]
+            return FileCheck(findings, named, True, directives)
     if data is None:
         try:
             data = read_limited(item.path)
@@ -292,7 +295,7 @@ def check_file(
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
-        r = named.name_range
+        r, d = named.name_range, named.description_range
         cache.put(
             item.path,
             {
@@ -302,7 +305,11 @@ def check_file(
                 "probes": probes,
                 "name": named.name,
                 "name_range": [r.start.line, r.start.character, r.end.line, r.end.character] if r else None,
-                "directives": [d.to_row() for d in directives],
+                "directives": [directive.to_row() for directive in directives],
+                "description": named.description,
+                "description_range": (
+                    [d.start.line, d.start.character, d.end.line, d.end.character] if d else None
+                ),
             },
         )
     return FileCheck(result.findings, named, False, directives)
@@ -333,11 +340,22 @@ def check_item(
 
 def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
     """What the workspace rules need to know of one checked file."""
-    pair = ctx.get("name") if ctx.doc.root is not None and ctx.doc.root.kind == "mapping" else None
+    mapping = ctx.doc.root is not None and ctx.doc.root.kind == "mapping"
+    pair = ctx.get("name") if mapping else None
     text = scalar_text(ctx, pair.value) if pair is not None else None
     if pair is None or not text or not text.strip():
-        return NamedSkill(item.path, item.kind, None, None)
-    return NamedSkill(item.path, item.kind, text.strip(), pair.value.range)
+        return NamedSkill(item.path, item.kind, None, None, profile=ctx.profile.name)
+    described = ctx.get("description") if mapping else None
+    description = scalar_text(ctx, described.value) if described is not None else None
+    return NamedSkill(
+        item.path,
+        item.kind,
+        text.strip(),
+        pair.value.range,
+        description.strip() if description is not None else None,
+        described.value.range if described is not None and description is not None else None,
+        ctx.profile.name,
+    )
 
 
 def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: str | None) -> list[Finding]:

@@ -13,6 +13,8 @@ and its target, which says where its findings come from and what the function re
 - `routing`: the outcomes of the routing tests (`RoutingRun`), computed by the routing stage.
 - `suppression`: a file's suppression comments and which of them silenced a finding
   (`rules/suppress.py`), once every other rule has reported on the file.
+- `collision`: one skill's rivals for its own requests (`Rivalry`), computed by the routing stage
+  (core/routing/overlap.py) where a scorer is at hand: the language server.
 
 `rules/validate.py` runs them; nothing else makes a finding with a code of its own.
 """
@@ -51,6 +53,7 @@ class Target(enum.Enum):
     FILE = "file"  # FileProblems: what a loader recorded about a file
     ROUTING = "routing"  # RoutingRun: the routing tests' outcomes
     SUPPRESSION = "suppression"  # SuppressionRun: a file's suppression comments, once used
+    COLLISION = "collision"  # Rivalry: a skill another one competes with for a request
 
 
 class Report(NamedTuple):
@@ -125,6 +128,18 @@ class RoutingRun:
     fallback: str | None = None
 
 
+@dataclass(frozen=True)
+class Rivalry:
+    """What a `collision` rule sees: `rival` scores `rival_score` for `request`, one of the
+    skill's own requests, against `score` for the skill itself."""
+
+    rival: str
+    request: str
+    score: float
+    rival_score: float
+    range: Range  # where the finding goes: the skill's description
+
+
 AnyCheck = Callable[[Any], Iterable[Any]]
 ALL_PROFILES = tuple(PROFILES)
 
@@ -176,6 +191,7 @@ _ORIGIN = {
     Target.FILE: "reported by a loader, on the file it reads",
     Target.ROUTING: "reported on the test-query file from the routing tests' results",
     Target.SUPPRESSION: "checked on each file's suppression comments after every other rule",
+    Target.COLLISION: "reported by the language server on a skill's description, from the scorer",
 }
 
 

@@ -17,7 +17,7 @@ from skills_lsp.core.parse.frontmatter import Document, parse_bytes, parse_text,
 from skills_lsp.core.parse.tool_manifest import ToolRegistry
 from skills_lsp.core.rules import RULES, Rule, RuleContext
 from skills_lsp.core.rules.profiles import Profile, default_profile, get_profile
-from skills_lsp.core.rules.registry import FileProblems, RoutingRun, Target, rule_named
+from skills_lsp.core.rules.registry import FileProblems, Rivalry, RoutingRun, Target, rule_named
 from skills_lsp.core.rules.suppress import Directive, SuppressionRun, parse_directives, suppress
 
 DEFAULT_CONFIG = Config()
@@ -179,6 +179,28 @@ def routing_findings(path: str | os.PathLike[str], run: RoutingRun) -> list[Find
         if rule.target is Target.ROUTING
         for report in rule.check(run)
     ]
+
+
+def collision_findings(
+    path: str | os.PathLike[str],
+    rivalries: Sequence[Rivalry],
+    profile: Profile,
+    config: Config = DEFAULT_CONFIG,
+) -> list[Finding]:
+    """Findings of the `collision` rules (SK704) for one skill, as its profile and the config
+    enable them; a lesser severity a report asks for is kept unless the config sets one."""
+    findings: list[Finding] = []
+    for rule in enabled_rules(profile, config):
+        if rule.target is not Target.COLLISION:
+            continue
+        configured = any(rule.code.startswith(p) for p in config.severity)
+        for rivalry in rivalries:
+            for report in rule.check(rivalry):
+                severity = severity_for(rule, profile, config)
+                if report.severity is not None and not configured:
+                    severity = report.severity
+                findings.append(Finding(str(path), rule.code, severity, report.message, report.range))
+    return findings
 
 
 def unreadable(path: str | os.PathLike[str], exc: OSError | str) -> Finding:

@@ -8,12 +8,21 @@ computes: this stage never imports a scorer.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from skills_lsp.core.model import FileKind, Range, Severity
-from skills_lsp.core.rules.registry import Report, RoutingRun, Target, except_in, rule
+from skills_lsp.core.rules.listing import (
+    PROFILE_RUNTIMES,
+    ListedSkill,
+    Placement,
+    Runtime,
+    fit_listing,
+    runtimes_for,
+)
+from skills_lsp.core.rules.registry import Report, Rivalry, RoutingRun, Target, except_in, rule
 
 
 @dataclass
@@ -24,6 +33,9 @@ class NamedSkill:
     kind: FileKind
     name: str | None
     name_range: Range | None
+    description: str | None = None
+    description_range: Range | None = None
+    profile: str | None = None  # the profile it is checked in (the runtimes whose listing it is in)
 
 
 @rule(
@@ -69,3 +81,82 @@ def failing_test_query(run: RoutingRun) -> Iterator[Report]:
     for outcome in run.outcomes:
         if not outcome.passed:
             yield Report(outcome.range, f"Routing test fails: {outcome.reason}.")
+
+
+@rule(
+    "SK703",
+    "listing-over-budget",
+    Severity.WARNING,
+    "A runtime's skill listing cuts this skill's description, or leaves the skill out",
+    target=Target.WORKSPACE,
+    profiles=tuple(PROFILE_RUNTIMES),
+)
+def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
+    """Runtimes list every skill's name and description for the model to choose from, within a
+    budget: Claude Code 1% of the context window (8,000 characters when it is not known), each
+    entry cut at 1,536 characters, descriptions dropped past the budget; Codex 2% of the context
+    window or 8,000 characters, descriptions shortened first, then skills left out. A skill whose
+    description is cut is chosen on whatever is left of it. Shorten the descriptions (front-load
+    the use case), or split the workspace. Checked against the runtimes of the skill's profile:
+    `claude-code` against Claude Code, `agentskills` against Claude Code and Codex;
+    `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
+    listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
+    # Codex writes each skill's absolute path into its entry: count it as such.
+    entries = [ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed]
+    checked = {profile: runtimes_for(profile) for profile in {s.profile or "" for s in listed}}
+    runtimes = {r.name: r for found in checked.values() for r in found}
+    for runtime in runtimes.values():
+        listing = fit_listing(runtime, entries)
+        # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
+        # the spec's 1,024 characters, which SK303 reports already.
+        if listing.budget is None or listing.needed <= listing.budget:
+            continue
+        placements = {(p.skill.name, p.skill.path): p for p in listing.placements}
+        for skill, entry in zip(listed, entries, strict=True):
+            placement = placements.get((entry.name, entry.path))
+            if placement is None or runtime not in checked[skill.profile or ""]:
+                continue
+            report = listing_report(runtime, placement, listing.needed, listing.budget, skill)
+            if report is not None:
+                yield skill, report
+
+
+def listing_report(
+    runtime: Runtime, placement: Placement, needed: int, budget: int | None, skill: NamedSkill
+) -> Report | None:
+    """SK703's report for one skill's place in an over-budget listing (None: nothing to say)."""
+    if budget is None or needed <= budget or not placement.cut:
+        return None
+    where = skill.description_range or skill.name_range or Range.point(0, 0)
+    message = (
+        f"{runtime.title}'s skill listing: {placement.describe()} (the listing needs "
+        f"{needed:,} of its {budget:,} characters)."
+    )
+    return Report(where, message)
+
+
+@rule(
+    "SK704",
+    "competing-descriptions",
+    Severity.WARNING,
+    "Another skill competes for the requests this description is for",
+    target=Target.COLLISION,
+    profiles=except_in("adk-rust", "convention"),
+)
+def competing_descriptions(rivalry: Rivalry) -> Iterator[Report]:
+    """Each sentence of the description (a "Use when ..." clause read as the request it
+    describes) is ranked against the workspace with its scorer. When another skill reaches the
+    scorer's threshold and scores at least 90% of this skill's own score, a model choosing from
+    the listing sees two descriptions for the same request and may pick either: say what sets
+    this skill apart, or merge the two. A rival that scores higher is a warning; one that comes
+    close, information. The language server keeps it current as the description is typed;
+    `skills-lsp overlap` lists every pair of a workspace. Accept a known pair with `overlap =
+    [["a", "b"]]` in the config."""
+    goes = "go to" if rivalry.rival_score > rivalry.score else "nearly go to"
+    digits = 2 if f"{rivalry.rival_score:.2f}" != f"{rivalry.score:.2f}" else 4
+    message = (
+        f'Requests like "{rivalry.request}" {goes} `{rivalry.rival}` '
+        f"({rivalry.rival_score:.{digits}f} against {rivalry.score:.{digits}f} for this skill)."
+    )
+    lesser = None if rivalry.rival_score > rivalry.score else Severity.INFO
+    yield Report(rivalry.range, message, severity=lesser)

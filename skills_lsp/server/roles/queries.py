@@ -1,8 +1,10 @@
-"""The test-query file: its cases run against the folder's index (code lenses, hovers), with
-SK003 for a malformed file and SK702 for each failing case."""
+"""Test-query files (the configured `skill-queries.yaml` and each skill's
+`evals/eval_queries.json`): their cases run against the folder's index (code lenses, hovers),
+with SK003 for a malformed file and SK702 for each failing case."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from skills_lsp.core.model import Finding
@@ -10,19 +12,26 @@ from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.queries import parse_query_file
 from skills_lsp.core.rules.registry import RoutingRun
 from skills_lsp.core.rules.validate import routing_findings
-from skills_lsp.server.folder import Folder, Outcome, Role
+from skills_lsp.server.folder import Folder, Outcome, Role, same_file
 
 
 def update(folder: Folder, path: Path, text: str | None) -> Outcome:
-    folder.cases, folder.query_problems = parse_query_file(text, str(path)) if text else ([], [])
+    cases, problems = parse_query_file(text, str(path)) if text else ([], [])
+    if same_file(path, folder.query_path):
+        folder.cases, folder.query_problems = cases, problems
+    elif text is None:
+        folder.eval_cases.pop(os.path.normpath(path), None)
+    else:
+        folder.eval_cases[os.path.normpath(path)] = cases
     return Outcome.CHANGED
 
 
 def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> list[Finding]:
-    if folder.query_parse[0] != text:  # re-checked on every skill edit: parse once per text
-        folder.query_parse = (text, parse_query_file(text, str(path))[1])
-    run = RoutingRun(folder.results(), folder.scorer_problem)
-    return folder.query_parse[1] + routing_findings(path, run)
+    problems = folder.query_parses.get(os.path.normpath(path))
+    if problems is None or problems[0] != text:  # re-checked on every skill edit: parse once per text
+        problems = folder.query_parses[os.path.normpath(path)] = (text, parse_query_file(text, str(path))[1])
+    run = RoutingRun(folder.results_for(path), folder.scorer_problem)
+    return problems[1] + routing_findings(path, run)
 
 
 ROLE = Role(update, findings)

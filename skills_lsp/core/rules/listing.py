@@ -1,0 +1,380 @@
+"""The skill listing each runtime puts in front of its model, and what its budget cuts.
+
+Runtimes list every skill's name and description so the model can choose one; Claude Code and
+Codex cap that listing, and past the cap a skill's description is shortened or dropped, or the
+skill itself is left out, without a word to the author. `fit_listing` reproduces each runtime's
+documented policy over a workspace's skills (docs/budgets.md cites every figure):
+
+- Claude Code: "The budget scales dynamically at 1% of the context window, with a fallback of
+  8,000 characters" (`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it); every name is kept, each
+  entry is capped at 1,536 characters, and past the budget descriptions are dropped, the least
+  used skills' first. With no usage history to go by, the last skills in listing order (by name)
+  lose theirs first.
+- Codex: "at most 2% of the model context window, or 8,000 characters when the context window is
+  unknown"; it shortens descriptions first (characters shared out round-robin, so a short
+  description keeps all of its own), then omits skills.
+- Gemini CLI and ADK document no cap: their listing is shown whole.
+
+Pure arithmetic on names and descriptions, so the workspace rule (SK703), the hover on
+`description` and `skills-lsp budget` all give the same answer.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+CHARS_PER_TOKEN = 4  # both runtimes turn a token budget into characters at 4 per token
+CLAUDE_BUDGET_VARIABLE = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
+
+
+class Strategy(enum.Enum):
+    DROP_DESCRIPTIONS = "drop-descriptions"  # names kept; descriptions dropped past the budget
+    SHORTEN_THEN_OMIT = "shorten-then-omit"  # descriptions shortened first, then skills omitted
+    UNLIMITED = "unlimited"  # no documented cap
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str
+    title: str
+    strategy: Strategy
+    context_share: float | None  # share of the context window (tokens) the listing may use
+    fallback_chars: int | None  # the budget when the context window is unknown
+    entry_cap: int | None  # characters of one description kept at most
+    docs: str  # the vendor page the figures come from
+    # How one entry is written, to count its characters: `{name}`, `{description}`, `{path}`.
+    entry: str
+
+    @cached_property
+    def overhead(self) -> int:
+        """Characters of an entry beyond its name, description and path."""
+        return len(self.entry.format(name="", description="", path=""))
+
+    @cached_property
+    def counts_path(self) -> bool:
+        return "{path}" in self.entry
+
+    def budget(
+        self, context_tokens: int | None = None, environ: Mapping[str, str] | None = None
+    ) -> int | None:
+        """The listing's budget in characters (None: no documented cap)."""
+        if self.strategy is Strategy.UNLIMITED:
+            return None
+        if self.name == "claude-code":
+            override = (os.environ if environ is None else environ).get(CLAUDE_BUDGET_VARIABLE, "")
+            if override.strip().isdigit() and int(override) > 0:
+                return int(override)
+        if context_tokens is None or self.context_share is None:
+            return self.fallback_chars
+        return max(1, int(context_tokens * CHARS_PER_TOKEN * self.context_share))
+
+
+RUNTIMES: dict[str, Runtime] = {
+    runtime.name: runtime
+    for runtime in (
+        Runtime(
+            "claude-code",
+            "Claude Code",
+            Strategy.DROP_DESCRIPTIONS,
+            0.01,
+            8000,
+            1536,
+            "https://code.claude.com/docs/en/skills#skill-descriptions-are-cut-short",
+            "- {name}: {description}\n",
+        ),
+        Runtime(
+            "codex",
+            "Codex",
+            Strategy.SHORTEN_THEN_OMIT,
+            0.02,
+            8000,
+            1024,
+            "https://developers.openai.com/codex/skills",
+            "- {name}: {description} (file: {path})\n",
+        ),
+        Runtime(
+            "gemini-cli",
+            "Gemini CLI",
+            Strategy.UNLIMITED,
+            None,
+            None,
+            None,
+            "https://geminicli.com/docs/cli/skills",
+            "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n"
+            "<location>\n{path}\n</location>\n</skill>\n",
+        ),
+        Runtime(
+            "adk",
+            "Google ADK",
+            Strategy.UNLIMITED,
+            None,
+            None,
+            None,
+            "https://google.github.io/adk-docs/skills",
+            "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n</skill>\n",
+        ),
+    )
+}
+
+# The runtimes whose budget a profile's skills are checked against (SK703 and the hover).
+PROFILE_RUNTIMES: dict[str, tuple[str, ...]] = {
+    "claude-code": ("claude-code",),
+    "agentskills": ("claude-code", "codex"),
+    "adk": ("adk",),
+}
+
+
+class Fate(enum.Enum):
+    FULL = "full"  # listed with its whole description
+    SHORTENED = "shortened"  # listed with the start of its description
+    NAME_ONLY = "name-only"  # listed without a description
+    OMITTED = "omitted"  # not listed at all
+
+
+@dataclass(frozen=True)
+class ListedSkill:
+    name: str
+    description: str
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One skill in a runtime's listing: what is left of its description."""
+
+    skill: ListedSkill
+    fate: Fate
+    kept: int  # characters of the description the model sees
+
+    @property
+    def cut(self) -> bool:
+        return self.fate is not Fate.FULL
+
+    def describe(self) -> str:
+        total = len(self.skill.description)
+        if self.fate is Fate.FULL:
+            return "listed in full"
+        if self.fate is Fate.SHORTENED:
+            return f"description cut to {self.kept:,} of {total:,} characters"
+        if self.fate is Fate.NAME_ONLY:
+            return "listed by name only: its description is dropped"
+        return "left out of the listing"
+
+
+@dataclass(frozen=True)
+class Listing:
+    runtime: Runtime
+    budget: int | None
+    needed: int  # characters the whole listing takes with every description (each within its entry cap)
+    used: int  # characters it takes after the cuts
+    placements: tuple[Placement, ...]
+
+    def placement(self, name: str, path: str | None = None) -> Placement | None:
+        for p in self.placements:
+            if p.skill.name == name and (path is None or p.skill.path == path):
+                return p
+        return None
+
+    @property
+    def cut(self) -> list[Placement]:
+        return [p for p in self.placements if p.cut]
+
+    def summary(self) -> str:
+        """One line: the runtime, its budget and how full the listing is."""
+        if self.budget is None:
+            return (
+                f"{self.runtime.title}: {self.needed:,} characters for {len(self.placements)} skills "
+                "(no documented limit)"
+            )
+        share = self.needed / self.budget if self.budget else 0.0
+        return (
+            f"{self.runtime.title}: {self.needed:,} of {self.budget:,} characters ({share:.0%}) for "
+            f"{len(self.placements)} skills; {len(self.cut)} cut"
+        )
+
+
+def entry_cost(runtime: Runtime, skill: ListedSkill, description_length: int | None) -> int:
+    """Characters of one entry with that much description (None: Claude Code's name-only entry,
+    `- {name}`). Counted, not written: a listing of 20,000 skills is re-fitted as a
+    description is typed."""
+    if description_length is None:
+        return len(skill.name) + 3
+    path = len(skill.path) if runtime.counts_path else 0
+    return runtime.overhead + len(skill.name) + description_length + path
+
+
+def _capped(runtime: Runtime, skill: ListedSkill) -> int:
+    return min(len(skill.description), runtime.entry_cap) if runtime.entry_cap else len(skill.description)
+
+
+def _bare(runtime: Runtime, skill: ListedSkill) -> int:
+    """An entry without its description: Claude Code's `- name`, Codex's entry with an empty one."""
+    return entry_cost(runtime, skill, None if runtime.strategy is Strategy.DROP_DESCRIPTIONS else 0)
+
+
+def _level(sorted_lengths: Sequence[int], prefix: Sequence[int], room: int, one_more: int = 0) -> int:
+    """The largest L with sum(min(length, L)) <= room over the lengths and `one_more`: Codex's
+    round-robin sharing, where every description gets the same number of characters unless it
+    is shorter (`prefix[i]` is the sum of the first i sorted lengths)."""
+
+    def spent(level: int) -> int:
+        at = bisect.bisect_right(sorted_lengths, level)
+        return prefix[at] + level * (len(sorted_lengths) - at) + min(one_more, level)
+
+    low, high = 0, max(sorted_lengths[-1] if sorted_lengths else 0, one_more)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if spent(middle) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _fate(skill: ListedSkill, kept: int) -> Fate:
+    if kept == len(skill.description):
+        return Fate.FULL
+    return Fate.NAME_ONLY if kept == 0 else Fate.SHORTENED
+
+
+def fit_listing(
+    runtime: Runtime,
+    skills: Sequence[ListedSkill],
+    context_tokens: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Listing:
+    """What of each skill the runtime's listing keeps, in listing order (by name, then path).
+
+    Claude Code keeps every name and the descriptions in listing order while they fit (the
+    first that does not fit ends it: its real order is by use, not size). Codex keeps names and
+    paths, omitting skills from the end (and then every description) when even those do not
+    fit; otherwise each description gets the same share of what is left, or all of its own if
+    shorter."""
+    ordered = sorted(skills, key=lambda s: (s.name, s.path))
+    budget = runtime.budget(context_tokens, environ)
+    capped = [_capped(runtime, s) for s in ordered]
+    needed = sum(entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True))
+    if budget is None or needed <= budget:
+        kept = capped
+    elif runtime.strategy is Strategy.DROP_DESCRIPTIONS:
+        kept = _claude_kept(runtime, ordered, capped, budget)
+    else:
+        kept = _codex_kept(runtime, ordered, capped, budget)
+    placements: list[Placement] = []
+    used = 0
+    for skill, share in zip(ordered, kept, strict=True):
+        if share < 0:
+            placements.append(Placement(skill, Fate.OMITTED, 0))
+            continue
+        name_only = share == 0 and runtime.strategy is Strategy.DROP_DESCRIPTIONS
+        used += _bare(runtime, skill) if name_only else entry_cost(runtime, skill, share)
+        placements.append(Placement(skill, _fate(skill, share), share))
+    return Listing(runtime, budget, needed, used, tuple(placements))
+
+
+def _claude_kept(runtime: Runtime, ordered: list[ListedSkill], capped: list[int], budget: int) -> list[int]:
+    used = sum(_bare(runtime, s) for s in ordered)
+    kept: list[int] = []
+    room = True
+    for skill, length in zip(ordered, capped, strict=True):
+        extra = entry_cost(runtime, skill, length) - _bare(runtime, skill)
+        if room and used + extra <= budget:
+            used += extra
+            kept.append(length)
+        else:
+            room = False  # past the first that does not fit, none is kept (usage order, not size)
+            kept.append(0)
+    return kept
+
+
+def _codex_kept(runtime: Runtime, ordered: list[ListedSkill], capped: list[int], budget: int) -> list[int]:
+    """Shares of each description; -1 for an omitted skill."""
+    bare = [_bare(runtime, s) for s in ordered]
+    total = sum(bare)
+    if total > budget:  # names and paths alone overflow: skills go from the end, every description with them
+        kept_count = len(ordered)
+        while kept_count and total > budget:
+            kept_count -= 1
+            total -= bare[kept_count]
+        return [0] * kept_count + [-1] * (len(ordered) - kept_count)
+    lengths = sorted(capped)
+    level = _level(lengths, list(itertools.accumulate(lengths, initial=0)), budget - total)
+    return [min(length, level) for length in capped]
+
+
+@dataclass(frozen=True)
+class ListingBase:
+    """A runtime's listing of every skill but one, summed up so that where one more skill lands
+    is found in O(log n): what the editor asks on each keystroke in a description, over a
+    workspace whose other skills did not change."""
+
+    runtime: Runtime
+    budget: int | None
+    keys: list[tuple[str, str]]  # (name, path) in listing order
+    extra_prefix: list[int]  # Claude Code: characters of the first i descriptions' entries beyond the name
+    bare_prefix: list[int]  # the first i entries without descriptions
+    full_total: int
+    lengths: list[int]  # the capped description lengths, sorted
+    length_prefix: list[int]
+
+
+def listing_base(
+    runtime: Runtime,
+    skills: Sequence[ListedSkill],
+    context_tokens: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ListingBase:
+    ordered = sorted(skills, key=lambda s: (s.name, s.path))
+    capped = [_capped(runtime, s) for s in ordered]
+    bare = [_bare(runtime, s) for s in ordered]
+    full = [entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True)]
+    lengths = sorted(capped)
+    return ListingBase(
+        runtime,
+        runtime.budget(context_tokens, environ),
+        [(s.name, s.path) for s in ordered],
+        list(itertools.accumulate((f - b for f, b in zip(full, bare, strict=True)), initial=0)),
+        list(itertools.accumulate(bare, initial=0)),
+        sum(full),
+        lengths,
+        list(itertools.accumulate(lengths, initial=0)),
+    )
+
+
+def place(base: ListingBase, me: ListedSkill) -> tuple[Placement, int]:
+    """Where `me` lands in the listing of `base`'s skills plus itself, and the characters that
+    whole listing needs; the same answer as `fit_listing` over all of them."""
+    runtime, budget = base.runtime, base.budget
+    capped = _capped(runtime, me)
+    needed = base.full_total + entry_cost(runtime, me, capped)
+    if budget is None or needed <= budget:
+        return Placement(me, _fate(me, capped), capped), needed
+    at = bisect.bisect_left(base.keys, (me.name, me.path))
+    bare_me = _bare(runtime, me)
+    bare_all = base.bare_prefix[-1] + bare_me
+    if runtime.strategy is Strategy.DROP_DESCRIPTIONS:
+        extra_me = entry_cost(runtime, me, capped) - bare_me
+        kept = capped if bare_all + base.extra_prefix[at] + extra_me <= budget else 0
+        return Placement(me, _fate(me, kept), kept), needed
+    if bare_all > budget:
+        omitted = base.bare_prefix[at] + bare_me > budget
+        return Placement(me, Fate.OMITTED if omitted else _fate(me, 0), 0), needed
+    kept = min(capped, _level(base.lengths, base.length_prefix, budget - bare_all, capped))
+    return Placement(me, _fate(me, kept), kept), needed
+
+
+def runtimes_for(profile: str) -> tuple[Runtime, ...]:
+    """The runtimes whose listing a skill of `profile` is checked against."""
+    return tuple(RUNTIMES[name] for name in PROFILE_RUNTIMES.get(profile, ()))
+
+
+def runtime_named(name: str) -> Runtime:
+    if name not in RUNTIMES:
+        raise ValueError(f"unknown runtime {name!r}; choose from {', '.join(RUNTIMES)}")
+    return RUNTIMES[name]

@@ -1,0 +1,135 @@
+"""`skills-lsp budget`, `skills-lsp overlap` and the agentskills trigger evals in `test` and
+`eval`, end to end through the command line on real files."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from helpers import write
+
+from skills_lsp.cli import main
+
+REPORT = "Build PDF reports from spreadsheet tables. Use when the user asks for a PDF report of their data."
+EXPORT = "Build PDF reports from spreadsheet tables and export them. Use when the user asks for a PDF report."
+WEATHER = "Look up the weather forecast for a city. Use when the user asks about rain or temperature."
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def skill(root: Path, name: str, description: str) -> Path:
+    return write(
+        root / "skills" / name / "SKILL.md", f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n"
+    )
+
+
+def crowded(root: Path, count: int = 40) -> Path:
+    for i in range(count):
+        skill(root, f"skill-{i:02d}", f"Handles task number {i:02d} with care. " * 8)
+    return root
+
+
+def test_budget_lists_every_cut_skill_and_fails(tmp_path: Path) -> None:
+    crowded(tmp_path)
+    code, out, _ = run("budget", str(tmp_path), "--runtime", "claude-code")
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith("Claude Code: ") and "of 8,000 characters" in first and "cut" in first
+    assert "https://code.claude.com/docs/en/skills" in out
+    assert "skill-39: listed by name only: its description is dropped" in out
+    assert "skill-00:" not in out  # the first skills keep their descriptions
+    code, out, _ = run("budget", str(tmp_path), "--runtime", "codex", "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["runtime"] == "codex" and data["budget"] == 8000
+    assert data["used"] <= 8000 < data["needed"]
+    assert {row["fate"] for row in data["skills"]} == {"shortened"}
+    assert all(row["kept"] < row["length"] for row in data["skills"])
+
+
+def test_budget_with_a_larger_context_window_and_the_catalog(tmp_path: Path) -> None:
+    crowded(tmp_path)
+    code, out, _ = run(
+        "budget", str(tmp_path), "--runtime", "claude-code", "--context-window", "1000000", "--catalog"
+    )
+    assert code == 0
+    assert "of 40,000 characters" in out and "Every skill is listed with its whole description." in out
+    assert out.count("\n- skill-") == 40 and "- skill-00: Handles task number 00" in out
+    code, out, _ = run("budget", str(tmp_path), "--runtime", "adk", "--catalog")
+    assert code == 0 and "(no documented limit)" in out and "<available_skills>" in out
+    code, _, err = run("budget", str(tmp_path), "--runtime", "codex", "--context-window", "0")
+    assert code == 2 and "--context-window" in err
+
+
+def test_overlap_lists_each_pair_once_and_config_accepts_it(tmp_path: Path) -> None:
+    skill(tmp_path, "pdf-report", REPORT)
+    skill(tmp_path, "pdf-export", EXPORT)
+    skill(tmp_path, "weather", WEATHER)
+    code, out, _ = run("overlap", str(tmp_path), "--scorer", "bm25f")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].split("  ")[1] in ("pdf-report / pdf-export", "pdf-export / pdf-report")
+    assert 'Requests like "' in lines[1] and " against " in lines[1]
+    assert lines[-1] == "1 competing pair among 3 skills (bm25f scorer)"
+    code, out, _ = run("overlap", str(tmp_path), "--scorer", "bm25f", "--format", "json")
+    (pair,) = json.loads(out)["pairs"]
+    assert sorted(pair["skills"]) == ["pdf-export", "pdf-report"] and 0.9 <= pair["confusability"] <= 1
+    assert pair["request"] and set(pair["scores"]) == {"pdf-export", "pdf-report"}
+    write(tmp_path / "skills-lsp.toml", 'overlap = [["pdf-export", "pdf-report"]]\n')
+    code, out, _ = run("overlap", str(tmp_path), "--scorer", "bm25f")
+    assert code == 0
+    assert out.splitlines()[-1] == "0 competing pairs among 3 skills (bm25f scorer, 1 accepted in the config)"
+    code, _, err = run("overlap", str(tmp_path), "--close", "1.5")
+    assert code == 2 and "--close" in err
+
+
+def test_a_malformed_overlap_config_is_sk001(tmp_path: Path) -> None:
+    skill(tmp_path, "weather", WEATHER)
+    write(tmp_path / "skills-lsp.toml", 'overlap = ["pdf-report"]\n')
+    code, out, _ = run("check", str(tmp_path), "--no-cache")
+    assert code == 1
+    assert "skills-lsp.toml:1:1: SK001 [error] `overlap`: expected a list of skill-name pairs" in out
+
+
+def _evals(root: Path) -> Path:
+    skill(root, "pdf-report", REPORT)
+    skill(root, "weather", WEATHER)
+    return write(
+        root / "skills" / "pdf-report" / "evals" / "eval_queries.json",
+        "[\n"
+        '  {"query": "make a PDF report from my spreadsheet data", "should_trigger": true},\n'
+        '  {"query": "will it rain in Paris tomorrow", "should_trigger": false},\n'
+        '  {"query": "build PDF reports from spreadsheet tables", "should_trigger": false}\n'
+        "]\n",
+    )
+
+
+def test_test_runs_trigger_evals_with_lines(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    code, out, _ = run("test", str(evals), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 1
+    rows = [row.split() for row in out.splitlines()]
+    assert rows[1][:4] == ["PASS", "2", "pdf-report", "pdf-report"]
+    assert rows[2][:5] == ["PASS", "3", "not", "pdf-report", "-"]  # no skill takes it: that passes
+    assert rows[3][:5] == ["FAIL", "4", "not", "pdf-report", "pdf-report"]
+    assert f"{evals}:4: should not trigger `pdf-report`, but it is selected" in out
+    assert out.endswith("2 passed, 1 failed\n")
+    code, out, _ = run("test", str(evals), "--root", str(tmp_path), "--scorer", "bm25f", "--format", "json")
+    data = json.loads(out)
+    assert (data["passed"], data["failed"]) == (2, 1)
+    assert (
+        data["results"][2]["reject"] == ["pdf-report"] and data["results"][2]["range"]["start"]["line"] == 3
+    )
+
+
+def test_eval_counts_should_not_trigger_as_false_accepts(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    code, out, _ = run("eval", str(evals), "--root", str(tmp_path), "--scorer", "bm25f", "--format", "json")
+    assert code == 0
+    (report,) = json.loads(out)["scorers"]
+    assert report["answerable"] == 1 and report["top1_accuracy"] == 1.0
+    assert report["none_cases"] == 2 and report["none_false_accept_rate"] == 0.5

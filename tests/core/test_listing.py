@@ -1,0 +1,154 @@
+"""Each runtime's skill listing under its budget: what is kept of each description, what is
+dropped or left out, and the workspace rule (SK703) that reports it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import write
+
+from skills_lsp.core.engine.catalog import render_listing, runtime_listing
+from skills_lsp.core.index.skill_index import load_workspace_index
+from skills_lsp.core.rules.check import check_paths
+from skills_lsp.core.rules.listing import RUNTIMES, Fate, ListedSkill, fit_listing
+
+
+def skills(count: int, length: int) -> list[ListedSkill]:
+    return [ListedSkill(f"skill-{i:02d}", "d" * length, f"/w/skill-{i:02d}/SKILL.md") for i in range(count)]
+
+
+def test_a_listing_within_budget_keeps_everything() -> None:
+    for runtime in RUNTIMES.values():
+        listing = fit_listing(runtime, skills(5, 100))
+        assert not listing.cut
+        assert listing.used == listing.needed
+        assert all(p.fate is Fate.FULL and p.kept == 100 for p in listing.placements)
+
+
+def test_claude_code_keeps_every_name_and_drops_descriptions_past_the_budget() -> None:
+    listing = fit_listing(RUNTIMES["claude-code"], skills(40, 300))
+    assert listing.budget == 8000  # the documented fallback: no context window given
+    assert listing.needed == 40 * len("- skill-00: " + "d" * 300 + "\n")
+    fates = [p.fate for p in listing.placements]
+    first_dropped = fates.index(Fate.NAME_ONLY)
+    # Listing order (by name): every skill before the cut keeps its description, none after.
+    assert set(fates[:first_dropped]) == {Fate.FULL}
+    assert set(fates[first_dropped:]) == {Fate.NAME_ONLY}
+    assert listing.used <= 8000
+    # One more description would not fit.
+    assert listing.used + 300 + 2 > 8000
+    catalog = render_listing(listing)
+    assert catalog.count("\n") == 40  # every name is still there
+    assert "- skill-39\n" in catalog
+
+
+def test_claude_code_budget_follows_the_context_window_and_the_variable() -> None:
+    claude = RUNTIMES["claude-code"]
+    assert claude.budget(1_000_000, environ={}) == 40_000  # 1% of 1M tokens at 4 characters each
+    assert claude.budget(None, environ={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "30000"}) == 30_000
+    assert claude.budget(None, environ={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "lots"}) == 8000
+    assert fit_listing(claude, skills(40, 300), 1_000_000, environ={}).cut == []
+
+
+def test_claude_code_caps_each_entry() -> None:
+    listing = fit_listing(RUNTIMES["claude-code"], [ListedSkill("long", "x" * 2000, "/w/long/SKILL.md")])
+    (placement,) = listing.placements
+    assert placement.fate is Fate.SHORTENED and placement.kept == 1536
+
+
+def test_codex_shortens_descriptions_round_robin_then_omits_skills() -> None:
+    codex = RUNTIMES["codex"]
+    short = ListedSkill("aaa-short", "tiny", "/w/a/SKILL.md")
+    listing = fit_listing(codex, [short, *skills(40, 300)])
+    assert listing.used <= 8000
+    by_name = {p.skill.name: p for p in listing.placements}
+    assert by_name["aaa-short"].fate is Fate.FULL  # a short description keeps all of its own
+    kept = {p.kept for name, p in by_name.items() if name != "aaa-short"}
+    assert max(kept) - min(kept) <= 1  # the rest share what is left evenly
+    assert all(p.fate is Fate.SHORTENED for name, p in by_name.items() if name != "aaa-short")
+    crowded = fit_listing(codex, skills(400, 300))
+    fates = [p.fate for p in crowded.placements]
+    assert Fate.OMITTED in fates and crowded.used <= 8000
+    assert fates[-1] is Fate.OMITTED and fates[0] is not Fate.OMITTED
+    assert codex.budget(272_000) == 272_000 * 4 * 2 // 100
+
+
+def test_gemini_cli_and_adk_document_no_cap() -> None:
+    for name in ("gemini-cli", "adk"):
+        listing = fit_listing(RUNTIMES[name], skills(400, 1000))
+        assert listing.budget is None and not listing.cut
+
+
+def _workspace(root: Path, count: int, length: int) -> None:
+    for i in range(count):
+        name = f"skill-{i:02d}"
+        write(
+            root / "skills" / name / "SKILL.md",
+            f"---\nname: {name}\ndescription: {'Handles this task. ' * (length // 19)}\n---\n# {name}\n",
+        )
+
+
+def test_the_workspace_rule_reports_each_cut_skill_at_its_description(tmp_path: Path) -> None:
+    _workspace(tmp_path, 40, 300)
+    found = [f for f in check_paths([tmp_path]).findings if f.code == "SK703"]
+    index = load_workspace_index(tmp_path)
+    claude = runtime_listing(index, RUNTIMES["claude-code"])
+    codex = runtime_listing(index, RUNTIMES["codex"])
+    assert claude.cut and codex.cut
+    claude_messages = [f for f in found if f.message.startswith("Claude Code's skill listing")]
+    codex_messages = [f for f in found if f.message.startswith("Codex's skill listing")]
+    assert len(claude_messages) == len(claude.cut)
+    assert len(codex_messages) == len(codex.cut)
+    dropped = next(f for f in claude_messages if f.path.endswith("skill-39/SKILL.md"))
+    assert "listed by name only" in dropped.message
+    assert dropped.range.start.line == 2 and dropped.range.start.character == len("description: ")
+    assert all("skill-00/" not in f.path for f in claude_messages)
+
+
+def test_the_workspace_rule_is_quiet_within_budget_and_for_the_claude_profile_only_claude(
+    tmp_path: Path,
+) -> None:
+    _workspace(tmp_path, 5, 300)
+    assert not [f for f in check_paths([tmp_path]).findings if f.code == "SK703"]
+    _workspace(tmp_path, 40, 300)
+    write(tmp_path / "skills-lsp.toml", 'profile = "claude-code"\n')
+    from skills_lsp.core.workspace.settings import load_config
+
+    config, _ = load_config(tmp_path / "skills-lsp.toml")
+    found = [f for f in check_paths([tmp_path], config=config).findings if f.code == "SK703"]
+    assert found and all(f.message.startswith("Claude Code") for f in found)
+
+
+def test_placing_one_more_skill_agrees_with_fitting_them_all() -> None:
+    """The editor places the edited skill against the others summed up once (`listing_base`,
+    `place`); `fit_listing` over all of them must say the same, for every runtime and crowd."""
+    import random
+
+    from skills_lsp.core.rules.listing import listing_base, place
+
+    rng = random.Random(7)
+    for trial in range(120):
+        count = rng.choice([0, 1, 3, 20, 60, 200])
+        crowd = [
+            ListedSkill(
+                f"s{rng.randrange(10_000):05d}",
+                "d" * rng.choice([0, 5, 80, 300, 1200, 2000]),
+                f"/w/{trial}/{i}/SKILL.md",
+            )
+            for i in range(count + 1)
+        ]
+        me, others = crowd[rng.randrange(len(crowd))], None
+        others = [s for s in crowd if s is not me]
+        for runtime in RUNTIMES.values():
+            context = rng.choice([None, 20_000, 100_000])
+            whole = fit_listing(runtime, crowd, context, environ={})
+            expected = whole.placement(me.name, me.path)
+            got, needed = place(listing_base(runtime, others, context, environ={}), me)
+            assert expected is not None and needed == whole.needed
+            assert (got.fate, got.kept) == (expected.fate, expected.kept), (runtime.name, trial)
+
+
+def test_codex_removes_every_description_when_skills_must_go() -> None:
+    listing = fit_listing(RUNTIMES["codex"], skills(400, 300))
+    fates = {p.fate for p in listing.placements}
+    assert fates == {Fate.NAME_ONLY, Fate.OMITTED}

@@ -1,0 +1,202 @@
+"""Why a skill will not be picked, live: SK704 (another skill competes for the requests its
+description is for) follows the description as it is typed; the hover on `description` shows
+each runtime's listing budget; a skill's `evals/eval_queries.json` gets lenses and SK702."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsp_helpers import opened, unique
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+CSV = (
+    "Profiles and cleans messy CSV files - detects the delimiter and encoding, reports empty and "
+    "inconsistent columns, trims whitespace, normalises dates to ISO 8601, unifies null markers and "
+    "removes duplicate rows. Use when the user shares a CSV export with mixed date formats or duplicates."
+)
+GARDEN = "Plans vegetable gardens: what to sow each month and how often to water. Use for allotments."
+
+
+def own_description(workspace: Path) -> str:
+    text = (workspace / "skills" / "csv-data-cleaning" / "SKILL.md").read_text(encoding="utf-8")
+    return next(line for line in text.splitlines() if line.startswith("description: "))[13:]
+
+
+def body(workspace: Path) -> str:
+    """csv-data-cleaning's body: the workspace routes with adk-skill's lexical formula, which
+    divides by the body's size, so a rival competes only with a body like its own."""
+    text = (workspace / "skills" / "csv-data-cleaning" / "SKILL.md").read_text(encoding="utf-8")
+    return text.split("\n---\n", 1)[1]
+
+
+def codes(found: list[types.Diagnostic]) -> list[str]:
+    return sorted(str(d.code) for d in found)
+
+
+def sk704(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    return [d for d in found if d.code == "SK704"]
+
+
+async def test_a_collision_appears_and_goes_as_the_description_is_typed(
+    client: LanguageClient, workspace: Path
+) -> None:
+    name = unique("zz-rival")
+    text = f"---\nname: {name}\ndescription: {GARDEN}\n---\n{body(workspace)}"
+    async with opened(client, workspace / "skills" / name / "SKILL.md", text) as doc:
+        assert sk704(await doc.diagnostics()) == []
+        # Typing a description that says what csv-data-cleaning says: the two now compete.
+        doc.replace(GARDEN, CSV)
+        found = sk704(await doc.diagnostics(until=lambda ds: bool(sk704(ds))))
+        assert len(found) == 1
+        (collision,) = found
+        assert "`csv-data-cleaning`" in collision.message
+        assert collision.message.startswith('Requests like "')
+        assert " against " in collision.message and "for this skill" in collision.message
+        assert collision.range == doc.range(CSV)
+        assert collision.severity in (types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Information)
+        # Typing it back apart: the collision goes with the very next analysis.
+        doc.replace(CSV, GARDEN)
+        assert sk704(await doc.diagnostics(until=lambda ds: not sk704(ds))) == []
+
+
+async def test_the_rival_sees_the_new_competitor_without_being_edited(
+    client: LanguageClient, workspace: Path
+) -> None:
+    csv_skill = workspace / "skills" / "csv-data-cleaning" / "SKILL.md"
+    name = unique("zz-copycat")
+    async with opened(client, csv_skill) as rival:
+        assert sk704(await rival.diagnostics()) == []
+        text = f"---\nname: {name}\ndescription: {GARDEN}\n---\n{body(workspace)}"
+        async with opened(client, workspace / "skills" / name / "SKILL.md", text) as doc:
+            await doc.diagnostics()
+            # Word for word what csv-data-cleaning says of itself.
+            doc.replace(GARDEN, own_description(workspace))
+            await doc.diagnostics(until=lambda ds: bool(sk704(ds)))
+            # csv-data-cleaning's own requests now have a rival: its diagnostics say so.
+            found = sk704(await rival.diagnostics(until=lambda ds: bool(sk704(ds))))
+            assert any(f"`{name}`" in d.message for d in found)
+        # The competitor closed unsaved: it left the index, and the collision with it.
+        await rival.diagnostics(until=lambda ds: not sk704(ds))
+
+
+async def test_an_accepted_pair_is_not_reported(client: LanguageClient, workspace: Path) -> None:
+    name = unique("zz-accepted")
+    config = workspace / "skills-lsp.toml"
+    before = config.read_text(encoding="utf-8")
+    text = f"---\nname: {name}\ndescription: {CSV}\n---\n{body(workspace)}"
+    async with opened(client, workspace / "skills" / name / "SKILL.md", text) as doc:
+        await doc.diagnostics(until=lambda ds: bool(sk704(ds)))
+        try:
+            config.write_text(before + f'overlap = [["{name}", "csv-data-cleaning"]]\n', encoding="utf-8")
+            _changed(client, config)
+            await doc.diagnostics(until=lambda ds: not sk704(ds), timeout=15)
+        finally:
+            config.write_text(before, encoding="utf-8")
+            _changed(client, config)
+        await doc.diagnostics(until=lambda ds: bool(sk704(ds)), timeout=15)
+
+
+def _changed(client: LanguageClient, path: Path) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=path.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+
+
+async def test_the_description_hover_shows_each_runtime_budget(
+    client: LanguageClient, workspace: Path
+) -> None:
+    async with opened(client, workspace / "skills" / "csv-data-cleaning" / "SKILL.md") as doc:
+        result = await client.text_document_hover_async(
+            types.HoverParams(
+                types.TextDocumentIdentifier(doc.uri), doc.position("Profiles and cleans", after=3)
+            )
+        )
+        assert result is not None and isinstance(result.contents, types.MarkupContent)
+        text = result.contents.value
+        assert text.startswith("**description**: ")
+        assert "Claude Code: " in text and "of 8,000 characters" in text
+        assert "Codex: " in text
+        assert "**listed in full**" in text
+        assert "https://code.claude.com/docs/en/skills" in text
+
+
+async def test_a_long_description_hover_says_what_each_runtime_keeps(
+    client: LanguageClient, workspace: Path
+) -> None:
+    name = unique("zz-long")
+    long = ("Handles one more very particular task with great care. " * 40).strip()
+    text = f"---\nname: {name}\ndescription: {long}\n---\n# Long\n"
+    async with opened(client, workspace / "skills" / name / "SKILL.md", text) as doc:
+        result = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc.uri), doc.position("Handles one", after=2))
+        )
+        assert result is not None and isinstance(result.contents, types.MarkupContent)
+        hover = result.contents.value
+        assert hover.startswith(f"**description**: {len(long):,} characters")
+        # Each entry is capped: Claude Code at 1,536 characters, Codex at 1,024.
+        assert f"**description cut to 1,536 of {len(long):,} characters**" in hover
+        assert f"**description cut to 1,024 of {len(long):,} characters**" in hover
+
+
+async def test_a_skills_trigger_evals_get_lenses_and_sk702(client: LanguageClient, workspace: Path) -> None:
+    evals = workspace / "skills" / "sql-query-review" / "evals" / "eval_queries.json"
+    text = (
+        "[\n"
+        '  {"query": "Review this SQL migration before we run it in production", "should_trigger": true},\n'
+        '  {"query": "Review this SQL query for missing WHERE clauses", "should_trigger": false}\n'
+        "]\n"
+    )
+    async with opened(client, evals, text, language_id="json") as doc:
+        found = await doc.diagnostics(until=lambda ds: bool(ds))
+        assert codes(found) == ["SK702"]
+        assert found[0].range == doc.range('"Review this SQL query for missing WHERE clauses"')
+        assert "should not trigger `sql-query-review`" in found[0].message
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(types.TextDocumentIdentifier(doc.uri))
+        )
+        assert lenses is not None and len(lenses) == 2
+        resolved = [await client.code_lens_resolve_async(lens) for lens in lenses]
+        titles = [lens.command.title for lens in resolved if lens.command is not None]
+        assert titles[0].startswith("✓ sql-query-review")
+        assert titles[1].startswith("✗ sql-query-review")
+        hovered = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc.uri), doc.position("missing WHERE", after=3))
+        )
+        assert hovered is not None and isinstance(hovered.contents, types.MarkupContent)
+        assert hovered.contents.value.startswith("**Review this SQL query for missing WHERE clauses**")
+        assert "Expected: not `sql-query-review`" in hovered.contents.value
+        # Flip the expectation: both pass.
+        doc.replace('WHERE clauses", "should_trigger": false', 'WHERE clauses", "should_trigger": true')
+        assert await doc.diagnostics(until=lambda ds: not ds) == []
+
+
+async def test_the_listing_budget_is_a_live_diagnostic(client: LanguageClient, workspace: Path) -> None:
+    """Three unsaved skills with 1,500-character descriptions push Claude Code's listing of the
+    workspace past its 8,000 characters: the last in listing order lose their descriptions, and
+    shortening one description on screen puts it back."""
+    stem = unique("zz-budget")
+    long = ("Handles one more very particular reporting task with great care. " * 23)[:1500].strip()
+    paths = [workspace / "skills" / f"{stem}-{letter}" / "SKILL.md" for letter in "abc"]
+
+    def claude(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
+        return [d for d in found if d.code == "SK703" and d.message.startswith("Claude Code's")]
+
+    texts = [f"---\nname: {p.parent.name}\ndescription: {long}\n---\n# Budget\n" for p in paths]
+    async with (
+        opened(client, paths[0], texts[0]),
+        opened(client, paths[1], texts[1]),
+        opened(client, paths[2], texts[2]) as last,
+    ):
+        found = claude(await last.diagnostics(until=lambda ds: bool(claude(ds))))
+        assert len(found) == 1
+        assert "listed by name only: its description is dropped" in found[0].message
+        assert "of its 8,000 characters" in found[0].message
+        assert found[0].range == last.range(long)
+        last.replace(long, "Handles one short task.")
+        assert claude(await last.diagnostics(until=lambda ds: not claude(ds))) == []
