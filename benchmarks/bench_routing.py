@@ -55,6 +55,7 @@ def corpus_skills(corpus: Path, count: int, taken: set[str]) -> list[SkillDocume
     """`count` real skills from a folder of public SKILL.md files: the first by the SHA-1 of their
     path (a fixed sample, spread over the whole corpus), skipping unparsable ones and names
     already in the pool."""
+
     def spread(path: Path) -> bytes:
         return hashlib.sha1(str(path.relative_to(corpus)).encode()).digest()
 

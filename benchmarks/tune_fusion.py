@@ -123,8 +123,12 @@ def fit_noisy_or(pools: list[Channels], rows: list[int]) -> tuple[Fusion, dict[s
         result: Array = 1 - (1 - pb) * (1 - ps)
         return result
 
-    return fused, {"bm25f_slope": beta_b[0], "bm25f_bias": beta_b[1], "semantic_slope": beta_s[0],
-                   "semantic_bias": beta_s[1]}
+    return fused, {
+        "bm25f_slope": beta_b[0],
+        "bm25f_bias": beta_b[1],
+        "semantic_slope": beta_s[0],
+        "semantic_bias": beta_s[1],
+    }
 
 
 def fit_logistic(pools: list[Channels], rows: list[int]) -> tuple[Fusion, dict[str, float]]:

@@ -96,7 +96,7 @@ class Fix:
 @dataclass(frozen=True, slots=True)
 class Problem:
     """A problem found while reading a file (a parser's or a loader's), before it is a finding: its
-`kind` is the name of the rule that reports it, which gives it a code and a severity."""
+    `kind` is the name of the rule that reports it, which gives it a code and a severity."""
 
     kind: str
     message: str

@@ -327,8 +327,17 @@ def test_select_json_and_explain() -> None:
     assert code == 0 and rows[0]["name"] == "pdf-form-filling"
     assert set(rows[0]) == {"name", "path", "id", "score"} and rows[0]["id"].startswith("pdf-form-filling-")
     code, out, _ = run(
-        "select", "pdf form", "--root", str(EXAMPLES), "--explain", "--top-k", "1", "--min-score", "0",
-        "--scorer", "lexical",
+        "select",
+        "pdf form",
+        "--root",
+        str(EXAMPLES),
+        "--explain",
+        "--top-k",
+        "1",
+        "--min-score",
+        "0",
+        "--scorer",
+        "lexical",
     )
     assert code == 0 and out.startswith("1. ") and "name        x4.0: pdf form" in out
     assert "unique body tokens" in out

@@ -26,7 +26,6 @@ def run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-
 # --- eval ---------------------------------------------------------------------------------------
 
 

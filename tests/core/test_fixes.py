@@ -86,8 +86,9 @@ def test_fix_resolves_finding(case: Case, tmp_path: Path) -> None:
         fixed, after = apply_fix(case, fix, tmp_path / f"fix{n}")
         still = [(f.code, f.message) for f in after if f.code == case.code]
         assert not still, f"{fix.title!r} left {still} in:\n{fixed}"
-        new_errors = [(f.code, f.message) for f in after
-                      if f.severity is Severity.ERROR and f.code not in before_codes]
+        new_errors = [
+            (f.code, f.message) for f in after if f.severity is Severity.ERROR and f.code not in before_codes
+        ]
         assert not new_errors, f"{fix.title!r} introduced {new_errors} in:\n{fixed}"
 
 
@@ -151,8 +152,10 @@ def test_sk401_move_under_metadata(case_id: str, metadata: dict[str, str], tmp_p
     assert set(data) == {"name", "description", "metadata"}
 
 
-@pytest.mark.parametrize(("case_id", "key", "value"), [("sk401-rename", "allowed-tools", "Read"),
-                                                        ("sk401-rename-licence", "license", "MIT")])
+@pytest.mark.parametrize(
+    ("case_id", "key", "value"),
+    [("sk401-rename", "allowed-tools", "Read"), ("sk401-rename-licence", "license", "MIT")],
+)
 def test_sk401_rename(case_id: str, key: str, value: str, tmp_path: Path) -> None:
     ((fixed, _),) = fixed_cases(BY_ID[case_id], tmp_path, "Rename")
     assert data_of(fixed)[key] == value
@@ -201,8 +204,10 @@ def test_name_fixes_agree_across_rules(tmp_path: Path) -> None:
     """`My_Skill` in `my-skill/`: SK204, SK205 and SK208 all offer the same, final name."""
     case = BY_ID["sk204-My_Skill"]
     findings = validate_file(case.write(tmp_path), profile=case.profile)
-    offered = {code: [e.new_text for fix in fixes_of(findings, code) for e in fix.edits]
-               for code in ("SK204", "SK205", "SK208")}
+    offered = {
+        code: [e.new_text for fix in fixes_of(findings, code) for e in fix.edits]
+        for code in ("SK204", "SK205", "SK208")
+    }
     assert offered == {"SK204": ["my-skill"], "SK205": ["my-skill"], "SK208": ["my-skill"]}
 
 
@@ -245,8 +250,14 @@ def test_sk101_fix(tmp_path: Path) -> None:
 
 
 def test_sk104_fix_multiline_value(tmp_path: Path) -> None:
-    case = Case("sk104-multiline", "SK104", "agentskills", "my-skill/SKILL.md",
-                fm("name: my-skill", "description: Use when: x", "  and more 🚀"), (2, 13, 2, 24))
+    case = Case(
+        "sk104-multiline",
+        "SK104",
+        "agentskills",
+        "my-skill/SKILL.md",
+        fm("name: my-skill", "description: Use when: x", "  and more 🚀"),
+        (2, 13, 2, 24),
+    )
     for fixed, after in fixed_cases(case, tmp_path):
         assert [f.code for f in after] == [], fixed
         assert data_of(fixed)["description"] == "Use when: x and more 🚀"
@@ -262,8 +273,14 @@ def test_sk104_fix_colon_on_a_continuation_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("directory", ["null", "2024"])
 def test_sk201_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None:
-    case = Case("sk201-reserved", "SK201", "agentskills", f"{directory}/SKILL.md",
-                fm("description: Use when testing."), (0, 0, 0, 3))
+    case = Case(
+        "sk201-reserved",
+        "SK201",
+        "agentskills",
+        f"{directory}/SKILL.md",
+        fm("description: Use when testing."),
+        (0, 0, 0, 3),
+    )
     ((fixed, after),) = fixed_cases(case, tmp_path)
     assert data_of(fixed)["name"] == directory
     assert [f.code for f in after] == []
@@ -271,8 +288,14 @@ def test_sk201_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None
 
 @pytest.mark.parametrize("directory", ["null", "2024"])
 def test_sk208_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None:
-    case = Case("sk208-reserved", "SK208", "agentskills", f"{directory}/SKILL.md",
-                fm("name: other", "description: Use when testing."), (1, 6, 1, 11))
+    case = Case(
+        "sk208-reserved",
+        "SK208",
+        "agentskills",
+        f"{directory}/SKILL.md",
+        fm("name: other", "description: Use when testing."),
+        (1, 6, 1, 11),
+    )
     ((fixed, after),) = fixed_cases(case, tmp_path)
     assert data_of(fixed)["name"] == directory
     assert [f.code for f in after] == []
@@ -283,9 +306,18 @@ def test_sk208_fix_quotes_reserved_names(directory: str, tmp_path: Path) -> None
 
 def test_rewriting_allowed_tools_keeps_its_comments(tmp_path: Path) -> None:
     case = Case(
-        "sk501-comments", "SK501", "agentskills", "my-skill/SKILL.md",
-        fm("name: my-skill", "description: Use when testing.", "allowed-tools:  # what the host binds",
-           "  - Read  # files", "  # shell, read-only", "  - 'Bash(git log:*)'"),
+        "sk501-comments",
+        "SK501",
+        "agentskills",
+        "my-skill/SKILL.md",
+        fm(
+            "name: my-skill",
+            "description: Use when testing.",
+            "allowed-tools:  # what the host binds",
+            "  - Read  # files",
+            "  # shell, read-only",
+            "  - 'Bash(git log:*)'",
+        ),
         (4, 2, 6, 24),
     )
     ((fixed, after),) = fixed_cases(case, tmp_path, "Write as a space-separated string")
@@ -296,7 +328,10 @@ def test_rewriting_allowed_tools_keeps_its_comments(tmp_path: Path) -> None:
 
 def test_moving_a_key_under_metadata_keeps_its_comments(tmp_path: Path) -> None:
     case = Case(
-        "sk401-comments", "SK401", "agentskills", "my-skill/SKILL.md",
+        "sk401-comments",
+        "SK401",
+        "agentskills",
+        "my-skill/SKILL.md",
         fm("name: my-skill", "description: Use when testing.", "owner: me  # until March", "  # ask first"),
         (3, 0, 3, 5),
     )
@@ -335,7 +370,13 @@ def test_comment_of(line: str, comment: str | None) -> None:
     ],
 )
 def test_moving_a_key_does_not_turn_text_into_comments(lines: list[str], tmp_path: Path) -> None:
-    case = Case("sk401-text", "SK401", "agentskills", "my-skill/SKILL.md",
-                fm("name: my-skill", "description: Use when testing.", *lines), (3, 0, 3, 5))
+    case = Case(
+        "sk401-text",
+        "SK401",
+        "agentskills",
+        "my-skill/SKILL.md",
+        fm("name: my-skill", "description: Use when testing.", *lines),
+        (3, 0, 3, 5),
+    )
     for fixed, _ in fixed_cases(case, tmp_path, "Move"):
         assert "\n# not a comment" not in fixed and "not a comment" in str(data_of(fixed)["metadata"])

@@ -131,30 +131,87 @@ def test_profile_severity_overrides() -> None:
 # --- clean files ---------------------------------------------------------------------------------
 
 CLEAN: dict[str, tuple[str, str]] = {
-    "agentskills": ("my-skill/SKILL.md", fm("name: my-skill", "description: Use when 🚀 launching 火箭.",
-                                            "license: MIT", "metadata:", '  version: "1.0"',
-                                            "allowed-tools: Read Bash(git:*)",
-                                            body="# Launch\n\nSee [guide](references/guide.md).\n")),
-    "skills-ref": ("技能/SKILL.md", fm("name: 技能", "description: Use when 🚀 launching.", "license: MIT",
-                                     body="Do it.\n")),
-    "adk-rust": (".skills/x.md", fm("name: Any Name 🚀", "description: Use when testing.", "tags:", "  - a",
-                                    "trigger: true", "allowed-tools:", "  - Read", body="Do it.\n")),
+    "agentskills": (
+        "my-skill/SKILL.md",
+        fm(
+            "name: my-skill",
+            "description: Use when 🚀 launching 火箭.",
+            "license: MIT",
+            "metadata:",
+            '  version: "1.0"',
+            "allowed-tools: Read Bash(git:*)",
+            body="# Launch\n\nSee [guide](references/guide.md).\n",
+        ),
+    ),
+    "skills-ref": (
+        "技能/SKILL.md",
+        fm("name: 技能", "description: Use when 🚀 launching.", "license: MIT", body="Do it.\n"),
+    ),
+    "adk-rust": (
+        ".skills/x.md",
+        fm(
+            "name: Any Name 🚀",
+            "description: Use when testing.",
+            "tags:",
+            "  - a",
+            "trigger: true",
+            "allowed-tools:",
+            "  - Read",
+            body="Do it.\n",
+        ),
+    ),
     # Every key issue 17 names as falsely reported, in a Claude Code skills folder.
-    "claude-code": (".claude/skills/my-skill/SKILL.md",
-                    fm("name: my-skill", "description: Use when testing.", "context: fork", "agent: Explore",
-                       "model: sonnet", "user-invocable: false", "paths:", '  - "src/**/*.ts"', "hooks:",
-                       "  PreToolUse:", "    - matcher: Bash", "allowed-tools:", "  - Read",
-                       body="Do it.\n")),
-    "codex": (".codex/skills/my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.",
-                                                    "license: MIT", body="Do it.\n")),
-    "gemini-cli": (".gemini/skills/my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.",
-                                                          "compatibility: Requires git", body="Do it.\n")),
-    "vscode-copilot": (".github/skills/my-skill/SKILL.md",
-                       fm("name: my-skill", "description: Use when testing.", "argument-hint: '[file]'",
-                          "user-invocable: true", "disable-model-invocation: false", "context: fork",
-                          body="Do it.\n")),
-    "adk": ("my-skill/SKILL.md", fm("name: my-skill", "description: Use when testing.", "metadata:",
-                                    "  adk_inject_state: true", body="Do it with {var}.\n")),
+    "claude-code": (
+        ".claude/skills/my-skill/SKILL.md",
+        fm(
+            "name: my-skill",
+            "description: Use when testing.",
+            "context: fork",
+            "agent: Explore",
+            "model: sonnet",
+            "user-invocable: false",
+            "paths:",
+            '  - "src/**/*.ts"',
+            "hooks:",
+            "  PreToolUse:",
+            "    - matcher: Bash",
+            "allowed-tools:",
+            "  - Read",
+            body="Do it.\n",
+        ),
+    ),
+    "codex": (
+        ".codex/skills/my-skill/SKILL.md",
+        fm("name: my-skill", "description: Use when testing.", "license: MIT", body="Do it.\n"),
+    ),
+    "gemini-cli": (
+        ".gemini/skills/my-skill/SKILL.md",
+        fm(
+            "name: my-skill", "description: Use when testing.", "compatibility: Requires git", body="Do it.\n"
+        ),
+    ),
+    "vscode-copilot": (
+        ".github/skills/my-skill/SKILL.md",
+        fm(
+            "name: my-skill",
+            "description: Use when testing.",
+            "argument-hint: '[file]'",
+            "user-invocable: true",
+            "disable-model-invocation: false",
+            "context: fork",
+            body="Do it.\n",
+        ),
+    ),
+    "adk": (
+        "my-skill/SKILL.md",
+        fm(
+            "name: my-skill",
+            "description: Use when testing.",
+            "metadata:",
+            "  adk_inject_state: true",
+            body="Do it with {var}.\n",
+        ),
+    ),
     "convention": ("AGENTS.md", "# Agents 🚀\n\nRun `make test` before committing.\n"),
 }
 
@@ -164,8 +221,11 @@ _DEFAULTED = [p for p in sorted(CLEAN) if p not in ("skills-ref", "adk")]  # cho
 _CLEAN_RUNS = [(p, True) for p in sorted(CLEAN)] + [(p, False) for p in _DEFAULTED]
 
 
-@pytest.mark.parametrize(("profile", "explicit"), _CLEAN_RUNS, ids=[f"{p}-{'explicit' if e else 'default'}"
-                                                                   for p, e in _CLEAN_RUNS])
+@pytest.mark.parametrize(
+    ("profile", "explicit"),
+    _CLEAN_RUNS,
+    ids=[f"{p}-{'explicit' if e else 'default'}" for p, e in _CLEAN_RUNS],
+)
 def test_clean_file_has_no_findings(profile: str, explicit: bool, tmp_path: Path) -> None:
     rel, text = CLEAN[profile]
     path = tmp_path / rel

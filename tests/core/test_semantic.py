@@ -371,7 +371,6 @@ def test_a_cache_folder_that_cannot_be_written_is_quiet(tmp_path: Path) -> None:
 # --- without the extra --------------------------------------------------------------------------
 
 
-
 @pytest.mark.usefixtures("no_embedding_model")
 @pytest.mark.parametrize("scorer", EMBEDDING_SCORERS)
 def test_a_missing_extra_says_how_to_install_it(scorer: Any) -> None:

@@ -165,7 +165,6 @@ async def test_without_the_model_a_hybrid_workspace_falls_back_to_bm25f(tmp_path
 # --- the same fallback, in process --------------------------------------------------------------
 
 
-
 def test_a_folder_uses_its_configured_scorer(tmp_path: Path) -> None:
     workspace = hybrid_workspace(tmp_path)
     folder = State().load_folder(workspace)

@@ -2,4 +2,3 @@
 (SelectionPolicy, SkillMatch, the ranking); `scorer` the `Scorer` interface and the table of
 scorers by name; one module per scorer; routing tests (`queries`) and their evaluation.
 Imports stages 0-4."""
-

@@ -372,9 +372,11 @@ class Bm25fSearch(SlottedSearch):
                 1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[done:] / averages[f]
                 for f in range(len(FIELDS))
             ]
-            self._norms = fresh if self._norms is None else [
-                np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)
-            ]
+            self._norms = (
+                fresh
+                if self._norms is None
+                else [np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)]
+            )
         slots = np.frombuffer(entry[0], dtype=np.int32)
         live = np.frombuffer(self._alive, dtype=np.int8)[slots].astype(bool)
         slots = slots[live]
@@ -418,7 +420,6 @@ def shared_words(query: str, document: SkillDocument) -> str:
     """The query's terms found in each field of `document`, as one line."""
     found = matched_terms(query, document)
     return "; ".join(f"{field}: {' '.join(ts)}" for field, ts in found.items() if ts) or "no shared word"
-
 
 
 def bm25f_for(index: SkillIndex) -> Bm25fSearch:

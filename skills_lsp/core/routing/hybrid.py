@@ -108,7 +108,6 @@ class HybridSearch:
             self.semantic.documents(), self.semantic.alive(), approximate, APPROXIMATION, fused, policy
         )
 
-
     def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
         words, meaning = self.components(query).get(id(document), (0.0, 0.0))
         return {"shared_words": matched_terms(query, document), "bm25f": words, "semantic": meaning}
@@ -126,4 +125,3 @@ def hybrid_for(index: SkillIndex) -> HybridSearch:
     search = scorer_for(index, "hybrid")
     assert isinstance(search, HybridSearch)
     return search
-

@@ -346,4 +346,3 @@ class LexicalScorer:
             f"{'; '.join(fields) or 'no field hit'}\n"
             f"   - {hits.raw} / sqrt({hits.unique_body_tokens} distinct body words) = {hits.score:.3f}"
         )
-

@@ -124,11 +124,7 @@ class VectorCache:
         if file is None:
             return
         with self._lock:
-            wanted = [
-                key
-                for key, vector in self._vectors.items()
-                if keep is None or key in keep
-            ]
+            wanted = [key for key, vector in self._vectors.items() if keep is None or key in keep]
             # One file holds one model's vectors: a process that used two keeps the newer one's.
             width = self._vectors[wanted[-1]].shape[0] if wanted else 0
             wanted = [key for key in wanted if self._vectors[key].shape == (width,)]
@@ -335,4 +331,3 @@ def semantic_for(index: SkillIndex) -> SemanticSearch:
     search = scorer_for(index, "semantic")
     assert isinstance(search, SemanticSearch)
     return search
-

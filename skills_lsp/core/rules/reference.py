@@ -64,7 +64,7 @@ def rules_markdown() -> str:
         "with `--fix --unsafe-fixes`, or one at a time as a quick fix) or `display-only` (offered in",
         "the editor only: they create or edit another file, or need a change outside the file, such",
         "as renaming the skill's folder). A finding can be silenced with a",
-        "suppression comment or `per-file-ignores` (README, \"Suppressing findings\"); SK005 reports",
+        'suppression comment or `per-file-ignores` (README, "Suppressing findings"); SK005 reports',
         "the comments that silence nothing.",
         "",
         "| code | name | severity | fix | profiles |",
