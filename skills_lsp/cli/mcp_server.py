@@ -1,7 +1,7 @@
 """`mcp`: a Model Context Protocol server over stdio, on the official `mcp` SDK, so that an agent
 writing a skill can check it, score a request against the workspace and read a rule's
-documentation. Tools: `check`, `select`, `rule`; each is one call into core, the same calls the
-`check`, `select` and `rule` commands make.
+documentation. Tools: `check`, `select`, `overlap`, `rule`; each is one call into core, the same
+calls the `check`, `select`, `overlap` and `rule` commands make.
 
 The SDK is the `mcp` extra: it is imported when the server starts, never by other commands.
 This module does not use postponed annotations: the SDK reads each tool's parameter types and
@@ -37,14 +37,16 @@ SERVER_NAME = "skills-lsp"
 INSTRUCTIONS = (
     "Tools for agent skills (SKILL.md files): `check` a skill you are writing (a path, or its text) "
     "and fix what it reports; `select` to see which skills of the workspace a request would pick, "
-    "and with what score; `rule` to read what a finding's code means and how to fix it."
+    "and with what score; `overlap` to find the skills that compete with one for the same requests "
+    "(rewrite its description until none does); `rule` to read what a finding's code means and how "
+    "to fix it."
 )
 MAX_TEXT = 1024 * 1024  # a SKILL.md sent as text: the limit the checker reads from disk
 
 
 def register(sub: "Subparsers") -> None:
     server = sub.add_parser(
-        "mcp", help="run an MCP server over stdio for agents (tools: check, select, rule)"
+        "mcp", help="run an MCP server over stdio for agents (tools: check, select, overlap, rule)"
     )
     server.add_argument(
         "--root", default=".", help="workspace folder of the tools; relative paths start here (default: .)"
@@ -186,6 +188,40 @@ def select_skills(
     }
 
 
+def overlap_skills(
+    root: Path, skill: str | None = None, scorer: str | None = None, close: float | None = None
+) -> dict[str, Any]:
+    """The pairs of skills that compete for the same requests (`skills-lsp overlap`), or only
+    `skill`'s rivals: for each, the request (a sentence of the description) both would take."""
+    from skills_lsp.core.index.skill_index import load_workspace_index
+    from skills_lsp.core.routing.overlap import CLOSE, collisions_for, overlapping_pairs
+    from skills_lsp.core.workspace.scorers import default_scorer
+
+    if scorer is not None and scorer not in SCORERS:
+        raise ToolInputError(f"unknown scorer {scorer!r}; choose one of {', '.join(SCORERS)}")
+    ratio = CLOSE if close is None else close
+    if not (math.isfinite(ratio) and 0.0 < ratio <= 1.0):
+        raise ToolInputError("`close` must be a ratio above 0 and at most 1, e.g. 0.9")
+    config, _ = resolve_config([root])
+    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    name = scorer or default_scorer(config, index)
+    _keep_vectors(root, config, name)
+    if skill is None:
+        found = overlapping_pairs(index, name, config.accepted_overlaps(), ratio)
+    else:
+        document = next((d for d in index if d.name == skill), None)
+        if document is None:
+            known = ", ".join(sorted(d.name for d in index)[:20])
+            raise ToolInputError(f"no skill named {skill!r} in the workspace; skills: {known}")
+        found = collisions_for(index, document, name, config.accepted_overlaps(), ratio)
+    pairs = []
+    for collision in found:
+        row = collision.to_json()
+        row["paths"] = [_shown(root, str(p)) for p in (collision.skill_path, collision.rival_path)]
+        pairs.append(row)
+    return {"scorer": name, "skills": len(index), "close": ratio, "pairs": pairs}
+
+
 def _keep_vectors(root: Path, config: Config, scorer: str) -> None:
     """An embedding scorer reuses the skill vectors `check`'s cache folder keeps."""
     if SCORERS[scorer].extra != "semantic":
@@ -264,6 +300,24 @@ def build_server(root: Path) -> "MCPServer[Any]":
         """Score a request against the workspace's skills with the configured scorer (or the
         default for the workspace) and return the skills it would select, best first."""
         return answer(select_skills, root, request, top_k=top_k, scorer=scorer, min_score=min_score)
+
+    @server.tool(annotations=read_only)
+    def overlap(
+        skill: Annotated[
+            str | None, Field(description="A skill's name: only its rivals; default: every competing pair")
+        ] = None,
+        scorer: Annotated[
+            str | None, Field(description=f"One of {', '.join(SCORERS)}; default: the workspace's")
+        ] = None,
+        close: Annotated[
+            float | None,
+            Field(description="A rival competes when it scores at least this share of the skill's own score"),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Find skills that compete for the same requests: each sentence of a description is
+        scored as a request, and a rival that scores close to the skill itself is reported with
+        that request and both scores. Pairs accepted in the workspace's config are left out."""
+        return answer(overlap_skills, root, skill=skill, scorer=scorer, close=close)
 
     @server.tool(annotations=read_only)
     def rule(

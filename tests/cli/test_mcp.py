@@ -72,7 +72,7 @@ def error_text(result: CallToolResult) -> str:
 async def test_the_server_lists_its_read_only_tools(workspace: Path) -> None:
     async with session(workspace) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(listed) == {"check", "select", "rule"}
+    assert set(listed) == {"check", "select", "overlap", "rule"}
     for tool in listed.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.description
@@ -151,6 +151,32 @@ async def test_select_scores_a_request_like_the_select_command(workspace: Path) 
     assert answer["matches"][0]["name"] == "pdf-form-filling" and answer["matches"][0]["rank"] == 1
     assert answer["skills"] > 5
     assert nothing["matches"] == []
+
+
+async def test_overlap_finds_a_rival_like_the_overlap_command(workspace: Path) -> None:
+    twin = workspace / "skills" / "pdf-form-twin"
+    twin.mkdir()
+    original = (workspace / "skills" / "pdf-form-filling" / "SKILL.md").read_text(encoding="utf-8")
+    (twin / "SKILL.md").write_text(original.replace("name: pdf-form-filling", "name: pdf-form-twin"))
+    async with session(workspace) as client:
+        every = await call(client, "overlap")
+        mine = await call(client, "overlap", skill="pdf-form-twin")
+        bad = [
+            await client.call_tool("overlap", {"skill": "no-such-skill"}),
+            await client.call_tool("overlap", {"close": 1.5}),
+        ]
+    _, out, _ = cli("overlap", "--format", "json", cwd=workspace)
+    expected = json.loads(out)
+    assert every["scorer"] == expected["scorer"] == "lexical"
+    assert [(p["skills"], p["paths"], p["request"]) for p in every["pairs"]] == [
+        (p["skills"], p["paths"], p["request"]) for p in expected["pairs"]
+    ]
+    assert {"pdf-form-filling", "pdf-form-twin"} in [set(p["skills"]) for p in every["pairs"]]
+    assert mine["pairs"] and all(p["skills"][0] == "pdf-form-twin" for p in mine["pairs"])
+    assert "pdf-form-filling" in {p["skills"][1] for p in mine["pairs"]}
+    assert all(b.is_error for b in bad)
+    assert "no skill named 'no-such-skill'" in error_text(bad[0])
+    assert "`close` must be a ratio" in error_text(bad[1])
 
 
 async def test_rule_explains_a_code_from_the_registry(workspace: Path) -> None:
