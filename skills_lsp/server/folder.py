@@ -27,7 +27,7 @@ from skills_lsp.core.routing.queries import (
     run_case,
     run_cases,
 )
-from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, select_skills
+from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, prepare, select_skills
 from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
@@ -142,11 +142,16 @@ class Folder:
 
     @property
     def scorer(self) -> str:
-        """The scorer test queries, lenses and hovers use: the configured one, or the fallback
-        in its place when that one needs an extra this environment lacks."""
-        if self._results is None:
-            self.results()  # settles scorer_problem
-        return FALLBACK if self.scorer_problem else self.chosen_scorer()
+        """The scorer test queries, lenses, hovers and collisions use: the configured one, or the
+        fallback in its place when that one cannot be built here (its extra is missing). Settled
+        without scoring a single test query: the folder's load built it (or failed to)."""
+        chosen = self.chosen_scorer()
+        if self.scorer_problem is None and chosen not in built_scorers(self.index):
+            try:
+                prepare(self.index, chosen)
+            except ScorerUnavailable as error:
+                self.scorer_problem = f"scorer {chosen!r} is not available here: {error}"
+        return FALLBACK if self.scorer_problem else chosen
 
     def chosen_scorer(self) -> ScorerName:
         """The configured scorer, else the default of the workspace's profile (lexical for
@@ -183,7 +188,7 @@ class Folder:
             return True
         deadline = time.monotonic() + seconds
         if self._scoring is None:
-            self._scoring = self.chosen_scorer()
+            self._scoring = self.scorer
         while len(self._partial) < len(self.cases):
             case = self.cases[len(self._partial)]
             try:
@@ -222,6 +227,7 @@ class Folder:
         self._partial = []
         self._scoring = None
         self._chosen = None
+        self.scorer_problem = None  # tried again: the extra may have been installed meanwhile
         self._eval_results.clear()
 
     def role(self, path: Path) -> FileRole:

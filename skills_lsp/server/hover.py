@@ -27,7 +27,6 @@ def register(server: SkillsLanguageServer) -> None:
         if role is FileRole.QUERIES:
             for case in folder.cases_for(snapshot.path):
                 if case.range.start.line <= position.line <= case.range.end.line:
-                    await folder.results_async()  # settles the scorer (or its fallback)
                     text = explain_case(folder.index, case, scorer=folder.scorer, compare=folder.comparable())
                     if folder.scorer_problem:
                         text += f"\n\n_{folder.scorer_problem}; shown with {folder.scorer}._"

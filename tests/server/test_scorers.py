@@ -328,3 +328,18 @@ async def test_lenses_and_hovers_name_the_profiles_default_scorer(
         async with opened(client, workspace / skills[layout]) as skill_doc:
             first = (await lens_titles(client, skill_doc.uri))[0]
             assert first == f"1 test query: 1 pass ({scorer})"
+
+
+def test_a_skills_diagnostics_score_no_test_query(tmp_path: Path) -> None:
+    # Typing in a SKILL.md re-checks it (collisions need the folder's scorer) on every keystroke:
+    # settling which scorer that is must not run the test queries (seconds over a large file).
+    workspace = hybrid_workspace(tmp_path)
+    state = State()
+    folder = state.load_folder(workspace)
+    skill = workspace / "skills" / "pdf-form-filling" / "SKILL.md"
+    text = skill.read_text(encoding="utf-8").replace("Fill", "Complete", 1)
+    state.update(skill, text)
+    assert folder.cases  # the workspace has test queries
+    state.findings(skill, text)
+    assert folder.scorer == "hybrid"
+    assert folder._results is None and folder._partial == []  # none of them was scored
