@@ -84,7 +84,25 @@ def test_fix_leaves_baselined_findings_alone(tmp_path: Path) -> None:
         ("{", "baseline.json:1:2: not valid JSON"),
         ('{"findings": []}', "not a skills-lsp baseline"),
         ('{"tool": "skills-lsp", "format": 9, "findings": []}', "baseline format 9 is not 1"),
-        ('{"tool": "skills-lsp", "format": 1, "findings": [{"path": "x"}]}', "finding 0 needs `path`"),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": [{"path": "x"}]}',
+            "baseline.json:1:50: finding 1 needs `code` and `fingerprint`",
+        ),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": [\n'
+            '  {"path": "a", "code": "SK1", "fingerprint": "f"},\n'
+            '  {"path": "a", "code": "SK1", "fingerprint": 5}\n]}',
+            "baseline.json:3:3: finding 2: `fingerprint` must be a string, not 5",
+        ),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": [["a", "SK1", "f"]]}',
+            "baseline.json:1:50: finding 1 must be an object",
+        ),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": '
+            '[{"path": "a", "code": "SK1", "fingerprint": "f", "message": null}]}',
+            "finding 1: `message` must be a string, not null",
+        ),
     ],
 )
 def test_a_bad_baseline_is_a_usage_error(tmp_path: Path, content: str | None, message: str) -> None:
