@@ -141,6 +141,13 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"config file not found: {explicit}")
     if args.diff and args.write_baseline:
         raise UsageError("--diff writes nothing; it cannot be combined with --write-baseline")
+    if args.diff and args.statistics:
+        raise UsageError("--diff prints a unified diff; it cannot be combined with --statistics")
+    if args.diff and args.format != "text":
+        raise UsageError(f"--diff prints a unified diff; it cannot be {args.format}")
+    if args.statistics and args.format not in ("text", "json"):
+        # a report file written with `> report.json` would silently hold a text table
+        raise UsageError(f"--statistics prints text or json, not {args.format}")
     config, config_problems = resolve_config(targets, explicit)
     config = config.with_overrides(
         select=parse_codes(args.select, "--select"),

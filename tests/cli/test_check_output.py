@@ -211,3 +211,32 @@ def test_statistics_and_fixable_counts_are_the_same_from_the_cache(tmp_path: Pat
         fresh = run("check", ".", "--no-cache", *flags, cwd=root)
         assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # fills the cache
         assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # read from it
+
+
+# --- combinations that have no output ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--statistics", "--output-format", "gitlab"], "--statistics prints text or json, not gitlab"),
+        (["--statistics", "--format", "sarif"], "--statistics prints text or json, not sarif"),
+        (["--statistics", "--format", "github"], "--statistics prints text or json, not github"),
+        (["--diff", "--output-format", "json"], "--diff prints a unified diff; it cannot be json"),
+        (["--diff", "--format", "gitlab"], "--diff prints a unified diff; it cannot be gitlab"),
+        (["--diff", "--statistics"], "--diff prints a unified diff; it cannot be combined with --statistics"),
+    ],
+)
+def test_combinations_without_an_output_are_usage_errors(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    skill(tmp_path, "colon", COLON)
+    code, out, err = run("check", ".", "--no-cache", *flags, cwd=tmp_path)
+    assert (code, out) == (2, "") and message in err
+    assert "Use when: the user" in (tmp_path / "skills" / "colon" / "SKILL.md").read_text()
+
+
+def test_statistics_as_json_is_still_json(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    code, out, _ = run("check", ".", "--no-cache", "--statistics", "--format", "json", cwd=tmp_path)
+    assert code == 1 and {row["code"] for row in json.loads(out)} >= {"SK603"}
