@@ -223,9 +223,19 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(gitlab_report(shown), out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
-        write_text(result, shown, out, fixed=fixed, fixability=Fixability.of(shown, args.unsafe_fixes))
-    if args.show_fixes:  # the machine formats keep stdout to themselves
-        stream = out if args.format == "text" and not args.statistics else err
+        listed = args.show_fixes and args.fix  # the list below says what was fixed: say it once
+        if listed:
+            write_fixes(fixes, out)
+        write_text(
+            result,
+            shown,
+            out,
+            fixed=0 if listed else fixed,
+            fixability=Fixability.of(shown, args.unsafe_fixes),
+            in_baseline=len(result.findings) - len(reported) if baseline is not None else 0,
+        )
+    if args.show_fixes and not (args.fix and args.format == "text" and not args.statistics):
+        stream = out if args.format == "text" and not args.statistics else err  # machine formats own stdout
         if args.fix:
             write_fixes(fixes, stream)
         else:

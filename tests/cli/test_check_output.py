@@ -35,7 +35,7 @@ def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
     run("check", ".", "--no-cache", "--write-baseline", "baseline.json", cwd=tmp_path)
     assert run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path) == (
         0,
-        "All checks passed: 1 file.\n",
+        "All checks passed: 1 file (3 findings in the baseline).\n",
         "",
     )
     # Lines added above move every finding: they are still the recorded ones.
@@ -48,7 +48,7 @@ def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
         BAD + "See [b](references/none.md) and [c](references/none.md).\nlicence: x\n", encoding="utf-8"
     )
     code, out, _ = run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path)
-    assert code == 1
+    assert code == 1 and out.endswith(" in 1 file (3 findings in the baseline).\n")
     assert [line.split(": ")[1] for line in out.splitlines() if line.startswith("skills/")] == [
         "SK603 [error] `references/none.md` does not exist.",
         "SK603 [error] `references/none.md` does not exist.",
