@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -35,6 +36,7 @@ from skills_lsp.core.rules.check import (
     workspace_root,
 )
 from skills_lsp.core.rules.fixing import FileFix, fix_file, fix_kind, write_atomically
+from skills_lsp.core.rules.listing import budget_variables
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.reference import fix_kinds, rule_json, rule_text, rules_markdown
 from skills_lsp.core.workspace.settings import resolve_config
@@ -154,6 +156,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ignore=parse_codes(args.ignore, "--ignore"),
         extend_select=parse_codes(args.extend_select, "--extend-select"),
         respect_gitignore=args.respect_gitignore,
+        budget_variables=budget_variables(os.environ),  # core reads no environment
     )
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")

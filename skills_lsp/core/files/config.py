@@ -70,6 +70,9 @@ class Config:
     # Pairs of skills known to overlap and accepted as they are (`overlap = [["a", "b"]]`): no
     # collision is reported between them (SK704, `skills-lsp overlap`).
     overlap: tuple[tuple[str, str], ...] = ()
+    # Environment variables that change a runtime's listing budget (SLASH_COMMAND_TOOL_CHAR_BUDGET),
+    # as the CLI or the server read them: not a config key, and core reads no environment.
+    budget_variables: tuple[tuple[str, str], ...] = ()
 
     def accepted_overlaps(self) -> frozenset[frozenset[str]]:
         return frozenset(frozenset(pair) for pair in self.overlap)
