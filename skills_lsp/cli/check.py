@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -35,6 +36,7 @@ from skills_lsp.core.rules.check import (
     workspace_root,
 )
 from skills_lsp.core.rules.fixing import FileFix, fix_file, fix_kind, write_atomically
+from skills_lsp.core.rules.listing import budget_variables
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.reference import fix_kinds, rule_json, rule_text, rules_markdown
 from skills_lsp.core.workspace.settings import resolve_config
@@ -141,12 +143,20 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"config file not found: {explicit}")
     if args.diff and args.write_baseline:
         raise UsageError("--diff writes nothing; it cannot be combined with --write-baseline")
+    if args.diff and args.statistics:
+        raise UsageError("--diff prints a unified diff; it cannot be combined with --statistics")
+    if args.diff and args.format != "text":
+        raise UsageError(f"--diff prints a unified diff; it cannot be {args.format}")
+    if args.statistics and args.format not in ("text", "json"):
+        # a report file written with `> report.json` would silently hold a text table
+        raise UsageError(f"--statistics prints text or json, not {args.format}")
     config, config_problems = resolve_config(targets, explicit)
     config = config.with_overrides(
         select=parse_codes(args.select, "--select"),
         ignore=parse_codes(args.ignore, "--ignore"),
         extend_select=parse_codes(args.extend_select, "--extend-select"),
         respect_gitignore=args.respect_gitignore,
+        budget_variables=budget_variables(os.environ),  # core reads no environment
     )
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
@@ -216,9 +226,19 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(gitlab_report(shown), out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
-        write_text(result, shown, out, fixed=fixed, fixability=Fixability.of(shown, args.unsafe_fixes))
-    if args.show_fixes:  # the machine formats keep stdout to themselves
-        stream = out if args.format == "text" and not args.statistics else err
+        listed = args.show_fixes and args.fix  # the list below says what was fixed: say it once
+        if listed:
+            write_fixes(fixes, out)
+        write_text(
+            result,
+            shown,
+            out,
+            fixed=0 if listed else fixed,
+            fixability=Fixability.of(shown, args.unsafe_fixes),
+            in_baseline=len(result.findings) - len(reported) if baseline is not None else 0,
+        )
+    if args.show_fixes and not (args.fix and args.format == "text" and not args.statistics):
+        stream = out if args.format == "text" and not args.statistics else err  # machine formats own stdout
         if args.fix:
             write_fixes(fixes, stream)
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from typing import TYPE_CHECKING, Any, TextIO
 
 from skills_lsp.cli.common import (
@@ -199,7 +200,7 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.context_window is not None and args.context_window <= 0:
         raise UsageError("--context-window takes a number of tokens above 0, e.g. 200000")
     runtime = RUNTIMES[args.runtime]
-    listing = runtime_listing(load_index(args), runtime, args.context_window)
+    listing = runtime_listing(load_index(args), runtime, args.context_window, os.environ)
     if args.format == "json":
         payload = {
             "runtime": runtime.name,

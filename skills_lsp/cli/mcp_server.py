@@ -23,6 +23,7 @@ from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.routing.scorer import SCORERS
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.check import check_paths, load_manifest
+from skills_lsp.core.rules.listing import budget_variables
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.reference import rule_json
 from skills_lsp.core.rules.validate import validate_text
@@ -129,6 +130,8 @@ def check_skill(
         if not target.exists():
             raise ToolInputError(f"no such file or directory: {printable(str(target))}")
         config, config_problems = resolve_config([target])
+        # the agent's runtime may have set its listing budget in the environment it gave us
+        config = config.with_overrides(budget_variables=budget_variables(os.environ))
         result = check_paths([target], config=config, profile=chosen, cache_dir=None)
         return _report(root, [*config_problems, *result.findings], len(result.files))
     assert text is not None

@@ -73,19 +73,25 @@ def write_text(
     *,
     fixed: int = 0,
     fixability: Fixability | None = None,
+    in_baseline: int = 0,
 ) -> None:
+    """The findings and a summary; `in_baseline`: how many findings the baseline hid."""
     for f in shown:
         line, col = f.range.start.line + 1, f.range.start.character + 1
         out.write(f"{display(f.path)}:{line}:{col}: {f.code} [{f.severity.label}] {printable(f.message)}\n")
     files = len(result.files)
     noun = "file" if files == 1 else "files"
     fixed_note = f"Fixed {_problems(fixed)}.\n" if fixed else ""
+    plural = "s" if in_baseline != 1 else ""
+    hidden = f" ({in_baseline} finding{plural} in the baseline)" if in_baseline else ""
     if shown:
-        out.write(f"\n{fixed_note}Found {_problems(len(shown))} ({_counts(shown)}) in {files} {noun}.\n")
+        out.write(
+            f"\n{fixed_note}Found {_problems(len(shown))} ({_counts(shown)}) in {files} {noun}{hidden}.\n"
+        )
         if fixability is not None:
             out.write(fixability.footer())
     else:
-        out.write(f"{fixed_note}All checks passed: {files} {noun}.\n")
+        out.write(f"{fixed_note}All checks passed: {files} {noun}{hidden}.\n")
 
 
 def write_statistics(shown: Sequence[Finding], out: TextIO, unsafe: bool, as_json: bool) -> None:

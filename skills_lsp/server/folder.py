@@ -29,7 +29,7 @@ from skills_lsp.core.routing.queries import (
 )
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, prepare, select_skills
 from skills_lsp.core.rules.check import Manifest, load_manifest
-from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, listing_base
+from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, budget_variables, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
 from skills_lsp.core.workspace.settings import load_config
@@ -136,7 +136,7 @@ class Folder:
             for d in self.index
             if d.kind is not FileKind.CONVENTION and os.path.normpath(d.path) != key
         ]
-        base = listing_base(runtime, others)
+        base = listing_base(runtime, others, environ=dict(self.config.budget_variables))
         self._listing_bases[(runtime.name, key)] = (version, base)
         return base
 
@@ -277,6 +277,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     if config.root is None:
         config = replace(config, root=root)
     config = with_settings(config, settings)
+    config = replace(config, budget_variables=budget_variables(os.environ))  # core reads no environment
     ignore = config.ignore_filter(root)
     index = load_workspace_index(root, config.roots_for(root), config.max_depth, ignore)
     warm_up(index, config, root)

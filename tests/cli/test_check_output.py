@@ -35,7 +35,7 @@ def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
     run("check", ".", "--no-cache", "--write-baseline", "baseline.json", cwd=tmp_path)
     assert run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path) == (
         0,
-        "All checks passed: 1 file.\n",
+        "All checks passed: 1 file (3 findings in the baseline).\n",
         "",
     )
     # Lines added above move every finding: they are still the recorded ones.
@@ -48,7 +48,7 @@ def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
         BAD + "See [b](references/none.md) and [c](references/none.md).\nlicence: x\n", encoding="utf-8"
     )
     code, out, _ = run("check", ".", "--no-cache", "--baseline", "baseline.json", cwd=tmp_path)
-    assert code == 1
+    assert code == 1 and out.endswith(" in 1 file (3 findings in the baseline).\n")
     assert [line.split(": ")[1] for line in out.splitlines() if line.startswith("skills/")] == [
         "SK603 [error] `references/none.md` does not exist.",
         "SK603 [error] `references/none.md` does not exist.",
@@ -84,7 +84,25 @@ def test_fix_leaves_baselined_findings_alone(tmp_path: Path) -> None:
         ("{", "baseline.json:1:2: not valid JSON"),
         ('{"findings": []}', "not a skills-lsp baseline"),
         ('{"tool": "skills-lsp", "format": 9, "findings": []}', "baseline format 9 is not 1"),
-        ('{"tool": "skills-lsp", "format": 1, "findings": [{"path": "x"}]}', "finding 0 needs `path`"),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": [{"path": "x"}]}',
+            "baseline.json:1:50: finding 1 needs `code` and `fingerprint`",
+        ),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": [\n'
+            '  {"path": "a", "code": "SK1", "fingerprint": "f"},\n'
+            '  {"path": "a", "code": "SK1", "fingerprint": 5}\n]}',
+            "baseline.json:3:3: finding 2: `fingerprint` must be a string, not 5",
+        ),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": [["a", "SK1", "f"]]}',
+            "baseline.json:1:50: finding 1 must be an object",
+        ),
+        (
+            '{"tool": "skills-lsp", "format": 1, "findings": '
+            '[{"path": "a", "code": "SK1", "fingerprint": "f", "message": null}]}',
+            "finding 1: `message` must be a string, not null",
+        ),
     ],
 )
 def test_a_bad_baseline_is_a_usage_error(tmp_path: Path, content: str | None, message: str) -> None:
@@ -193,3 +211,32 @@ def test_statistics_and_fixable_counts_are_the_same_from_the_cache(tmp_path: Pat
         fresh = run("check", ".", "--no-cache", *flags, cwd=root)
         assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # fills the cache
         assert run("check", ".", "--cache-dir", cache, *flags, cwd=root) == fresh  # read from it
+
+
+# --- combinations that have no output ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--statistics", "--output-format", "gitlab"], "--statistics prints text or json, not gitlab"),
+        (["--statistics", "--format", "sarif"], "--statistics prints text or json, not sarif"),
+        (["--statistics", "--format", "github"], "--statistics prints text or json, not github"),
+        (["--diff", "--output-format", "json"], "--diff prints a unified diff; it cannot be json"),
+        (["--diff", "--format", "gitlab"], "--diff prints a unified diff; it cannot be gitlab"),
+        (["--diff", "--statistics"], "--diff prints a unified diff; it cannot be combined with --statistics"),
+    ],
+)
+def test_combinations_without_an_output_are_usage_errors(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    skill(tmp_path, "colon", COLON)
+    code, out, err = run("check", ".", "--no-cache", *flags, cwd=tmp_path)
+    assert (code, out) == (2, "") and message in err
+    assert "Use when: the user" in (tmp_path / "skills" / "colon" / "SKILL.md").read_text()
+
+
+def test_statistics_as_json_is_still_json(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    code, out, _ = run("check", ".", "--no-cache", "--statistics", "--format", "json", cwd=tmp_path)
+    assert code == 1 and {row["code"] for row in json.loads(out)} >= {"SK603"}

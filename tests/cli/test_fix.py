@@ -123,9 +123,9 @@ def test_diff_with_unsafe_fixes_and_show_fixes(tmp_path: Path) -> None:
 def test_show_fixes_lists_what_was_fixed(tmp_path: Path) -> None:
     skill(tmp_path, "colon", COLON)
     _, out, _ = run("check", ".", "--no-cache", "--fix", "--show-fixes", cwd=tmp_path)
-    assert out == (
-        "Fixed 1 problem.\nAll checks passed: 1 file.\n"
+    assert out == (  # the list says what was fixed, once, before the summary
         "Fixed 1 problem:\n- skills/colon/SKILL.md:\n    1 × SK104 (unquoted-colon): Quote the value\n"
+        "All checks passed: 1 file.\n"
     )
 
 

@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from helpers import write
 
 from skills_lsp.cli import main
@@ -133,3 +134,16 @@ def test_eval_counts_should_not_trigger_as_false_accepts(tmp_path: Path) -> None
     (report,) = json.loads(out)["scorers"]
     assert report["answerable"] == 1 and report["top1_accuracy"] == 1.0
     assert report["none_cases"] == 2 and report["none_false_accept_rate"] == 0.5
+
+
+def test_the_budget_variable_reaches_budget_and_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crowded(tmp_path)
+    code, out, _ = run("check", str(tmp_path), "--no-cache", "--profile", "claude-code", "--select", "SK703")
+    assert code == 0 and "SK703" in out  # a warning
+    monkeypatch.setenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", "100000")
+    code, out, _ = run("budget", str(tmp_path), "--runtime", "claude-code")
+    assert code == 0 and "of 100,000 characters" in out
+    code, out, _ = run("check", str(tmp_path), "--no-cache", "--profile", "claude-code", "--select", "SK703")
+    assert code == 0 and "SK703" not in out

@@ -233,3 +233,42 @@ def test_find_config_still_finds_a_broken_pyproject_with_our_table(tmp_path: Pat
     assert find_config(tmp_path) == tmp_path / "pyproject.toml"
     _, problems = load_config(tmp_path / "pyproject.toml")
     assert problems[0].message.startswith("Invalid TOML")
+
+
+@pytest.mark.parametrize(
+    ("glob", "matched", "not_matched"),
+    [
+        ("/skills/x/**", ["skills/x/SKILL.md"], ["deep/skills/x/SKILL.md"]),
+        ("skills/x-[n]ame/**", ["skills/x-name/SKILL.md"], ["skills/x-[n]ame/SKILL.md"]),
+        ("skills/x/", ["skills/x/SKILL.md", "skills/x/a/b.md"], ["skills/xy/SKILL.md"]),
+        ("x/", ["deep/x/SKILL.md"], ["deep/x"]),  # a folder at any depth; a file named x is not one
+        ("skills/*/SKILL.md", ["skills/a/SKILL.md"], ["skills/a/b/SKILL.md"]),
+        ("SKILL.md", ["SKILL.md", "a/b/SKILL.md"], ["a/SKILL.md.bak"]),
+        ("a/**/b.md", ["a/b.md", "a/x/y/b.md"], ["x/a/b.md"]),
+    ],
+)
+def test_per_file_ignores_and_profiles_use_gitignore_patterns(
+    tmp_path: Path, glob: str, matched: list[str], not_matched: list[str]
+) -> None:
+    text = f'[per-file-ignores]\n"{glob}" = ["SK4"]\n[profiles]\n"{glob}" = "claude-code"\n'
+    config, problems = parse_config(text, tmp_path / "skills-lsp.toml")
+    assert problems == []
+    for rel in matched:
+        assert config.ignored_for(tmp_path / rel) == ("SK4",), rel
+        assert config.profile_for_path(tmp_path / rel) == "claude-code", rel
+    for rel in not_matched:
+        assert config.ignored_for(tmp_path / rel) == (), rel
+        assert config.profile_for_path(tmp_path / rel) is None, rel
+
+
+@pytest.mark.parametrize("key", ["per-file-ignores", "profiles"])
+def test_a_negated_or_malformed_glob_is_sk001_at_its_line(tmp_path: Path, key: str) -> None:
+    value = '["SK4"]' if key == "per-file-ignores" else '"claude-code"'
+    for glob, message in (
+        ("!skills/**", "cannot start with `!`"),
+        ("skills\\\\", "not a valid gitignore pattern"),
+    ):
+        text = f'[{key}]\n"a/**" = {value}\n"{glob}" = {value}\n'
+        _, problems = parse_config(text, tmp_path / "skills-lsp.toml")
+        (problem,) = problems
+        assert message in problem.message and problem.range.start.line == 2, (glob, problem)

@@ -3,6 +3,7 @@ own semantics (negation, character classes, anchoring, directory-only patterns, 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -159,3 +160,62 @@ def test_a_folder_asked_for_is_walked_even_if_the_repository_ignores_it(tmp_path
     (corpus / ".gitignore").write_text("scratch/\n")  # its own ignore files still count
     assert _found(corpus, IgnoreFilter(corpus)) == ["skills/one/SKILL.md"]
     assert _found(tmp_path, IgnoreFilter(tmp_path)) == []
+
+
+# --- the same answers as git --------------------------------------------------------------------
+
+_TREE = (
+    "skills/alpha",
+    "skills/beta",
+    "skills/real",
+    "skills/x-name",
+    "skills/deep/inner",
+    "docs/skills/alpha",
+    "tools/alpha",
+)
+
+# Each case: the ignore files (folder -> lines) of a repository holding the skills of _TREE.
+_IDIOMS: dict[str, dict[str, str]] = {
+    "nothing": {},
+    "ignore all, re-include folders and SKILL.md": {"": "*\n!*/\n!SKILL.md\n"},
+    "** with folders re-included": {"": "skills/**\n!skills/**/\n!skills/real/SKILL.md\n"},
+    "children ignored, one folder back": {"": "skills/*\n!skills/real/\n"},
+    "no way back into an ignored folder": {"": "skills/\n!skills/real/SKILL.md\n"},
+    "anchored and unanchored": {"": "/skills/alpha\ntools/\n"},
+    "a leading slash anchors, a bare name does not": {"": "alpha\n!/docs/skills/alpha/\n"},
+    "inner slash anchors": {"": "skills/alpha\n"},
+    "character class": {"": "skills/x-[n]ame/\nskills/[!abr]*/\n"},
+    "** in front and in the middle": {"": "**/inner\ndocs/**/SKILL.md\n"},
+    "trailing slash matches folders only": {"": "SKILL.md/\nbeta/\n"},
+    "trailing blanks are dropped": {"": "skills/alpha/   \n"},
+    "file globs with a negation": {"": "*.md\n!SKILL.md\n"},
+    "every folder, one back": {"": "**/\n!skills/\n!skills/real/\n"},
+    "folder globs with a negation": {"": "skills/*/\n!skills/b*/\n"},
+    "nested file re-includes": {"": "skills/*\n", "skills": "!real/\n"},
+    "nested file anchors at its folder": {"skills": "/alpha/\n/docs/\n", "docs": "*\n!*/\n!alpha/SKILL.md\n"},
+    "deeper file wins": {"": "!beta/\n", "skills": "*\n!*/\n", "skills/beta": "!SKILL.md\n"},
+    "comments and escapes": {"": "# skills/alpha\n\\#x\nskills/beta\\\n!skills/real\n"},
+}
+
+
+def _git_untracked(root: Path) -> list[str]:
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+    listed = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "--others", "--exclude-standard"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.split("\n")
+    return sorted(path for path in listed if path.endswith("SKILL.md"))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("files", list(_IDIOMS.values()), ids=list(_IDIOMS))
+def test_discovery_leaves_out_what_git_leaves_out(tmp_path: Path, files: dict[str, str]) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for folder in _TREE:
+        _skill(tmp_path / folder)
+    for folder, lines in files.items():
+        (tmp_path / folder / ".gitignore").write_text(lines)
+    assert sorted(_found(tmp_path, IgnoreFilter(tmp_path))) == _git_untracked(tmp_path)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import write
 
 from skills_lsp.core.engine.catalog import render_listing, runtime_listing
 from skills_lsp.core.index.skill_index import load_workspace_index
 from skills_lsp.core.rules.check import check_paths
-from skills_lsp.core.rules.listing import RUNTIMES, Fate, ListedSkill, fit_listing
+from skills_lsp.core.rules.listing import RUNTIMES, Fate, ListedSkill, budget_variables, fit_listing
 
 
 def skills(count: int, length: int) -> list[ListedSkill]:
@@ -152,3 +153,15 @@ def test_codex_removes_every_description_when_skills_must_go() -> None:
     listing = fit_listing(RUNTIMES["codex"], skills(400, 300))
     fates = {p.fate for p in listing.placements}
     assert fates == {Fate.NAME_ONLY, Fate.OMITTED}
+
+
+def test_core_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI and the server read SLASH_COMMAND_TOOL_CHAR_BUDGET and pass it in; core only
+    # uses what it is given, so the same call gives the same answer in any process.
+    monkeypatch.setenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", "100000")
+    claude = RUNTIMES["claude-code"]
+    assert claude.budget(None) == 8000
+    assert fit_listing(claude, skills(40, 300)).budget == 8000
+    assert budget_variables({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "30000", "HOME": "/h"}) == (
+        ("SLASH_COMMAND_TOOL_CHAR_BUDGET", "30000"),
+    )

@@ -12,8 +12,8 @@ import pytest
 from skills_lsp.core import schema
 from skills_lsp.core.files.discovery import discover_workspace
 from skills_lsp.core.model import FileKind
+from skills_lsp.core.rules.key_support import Verdict, key_support, support_markdown, support_table, verdict
 from skills_lsp.core.rules.profiles import PROFILES, default_profile
-from skills_lsp.core.rules.runtimes import Verdict, key_support, support_markdown, support_table, verdict
 from skills_lsp.core.rules.validate import validate_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -185,7 +185,7 @@ def test_docs_profiles_table_is_current() -> None:
     text = (REPO / "docs" / "profiles.md").read_text(encoding="utf-8")
     found = re.search(r"<!-- key-table:start -->\n(.*?)\n<!-- key-table:end -->", text, re.S)
     assert found is not None, "docs/profiles.md lost its key-table markers"
-    assert found.group(1) == support_table(), "regenerate the table from skills_lsp.core.rules.runtimes"
+    assert found.group(1) == support_table(), "regenerate the table from skills_lsp.core.rules.key_support"
 
 
 def test_docs_profiles_describes_every_profile_and_cites_the_vendors() -> None:

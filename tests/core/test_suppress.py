@@ -241,3 +241,31 @@ def test_empty_brackets_are_sk005_not_every_code() -> None:
     result = findings(doc("licence: MIT  # skills-lsp: ignore[]"))
     assert [f.code for f in result] == ["SK401", "SK005"]
     assert "`ignore[]` names no code" in result[1].message
+
+
+def test_an_unclosed_bracket_is_sk005_and_silences_nothing() -> None:
+    result = findings(doc("licence: MIT  # skills-lsp: ignore[SK4"))
+    assert [f.code for f in result] == ["SK401", "SK005"]
+    assert "unclosed `[`" in result[1].message and not result[1].fixes
+    alone = findings(doc("# skills-lsp: ignore-file[SK401, SK603", "licence: MIT"))
+    assert [f.code for f in alone] == ["SK005", "SK401"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<!-- skills-lsp-disable-next-line SK603\nreferences/a.md\n",
+        "<!-- skills-lsp-disable SK603 --\nreferences/a.md\n",
+        "references/a.md <!--skills-lsp-disable-line\n",
+    ],
+)
+def test_an_unterminated_html_directive_is_sk005_and_silences_nothing(body: str) -> None:
+    result = findings(doc(body=body))
+    assert sorted(f.code for f in result) == ["SK005", "SK603"]
+    (problem,) = [f for f in result if f.code == "SK005"]
+    assert "`-->`" in problem.message and problem.range.start.line == 5
+
+
+def test_a_terminated_directive_after_an_unterminated_one_still_works() -> None:
+    body = "references/a.md <!-- skills-lsp-disable-line SK603 --> <!-- skills-lsp-x\n"
+    assert [f.code for f in findings(doc(body=body))] == ["SK005"]

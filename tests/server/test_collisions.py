@@ -11,6 +11,9 @@ from lsp_helpers import opened, unique
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from skills_lsp.core.rules.listing import RUNTIMES
+from skills_lsp.server.folder import load_folder
+
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 CSV = (
@@ -200,3 +203,19 @@ async def test_the_listing_budget_is_a_live_diagnostic(client: LanguageClient, w
         assert found[0].range == last.range(long)
         last.replace(long, "Handles one short task.")
         assert claude(await last.diagnostics(until=lambda ds: not claude(ds))) == []
+
+
+async def test_the_server_passes_its_budget_variable_to_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Core reads no environment: the server reads SLASH_COMMAND_TOOL_CHAR_BUDGET when it loads a
+    folder, and the live SK703 and the budget hover use it."""
+    skill = tmp_path / "skills" / "one" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: one\ndescription: Does one thing. Use when asked.\n---\n# One\n")
+    claude = RUNTIMES["claude-code"]
+    assert load_folder(tmp_path, {}).listing_base(claude, skill).budget == 8000
+    monkeypatch.setenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", "100000")
+    folder = load_folder(tmp_path, {})
+    assert folder.config.budget_variables == (("SLASH_COMMAND_TOOL_CHAR_BUDGET", "100000"),)
+    assert folder.listing_base(claude, skill).budget == 100_000

@@ -11,9 +11,9 @@ from skills_lsp.core.model import Position, Range
 from skills_lsp.core.parse.allowed_tools import tool_entries, tool_name
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
+from skills_lsp.core.rules.key_support import support_markdown
 from skills_lsp.core.rules.listing import ListedSkill, Placement, Runtime
 from skills_lsp.core.rules.profiles import Profile
-from skills_lsp.core.rules.runtimes import support_markdown
 
 
 def _contains(rng: Range, position: Position) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,9 +127,15 @@ def listed_skills(index: SkillIndex) -> list[ListedSkill]:
     ]
 
 
-def runtime_listing(index: SkillIndex, runtime: Runtime, context_tokens: int | None = None) -> Listing:
-    """What `runtime`'s skill listing keeps of each skill of `index`."""
-    return fit_listing(runtime, listed_skills(index), context_tokens)
+def runtime_listing(
+    index: SkillIndex,
+    runtime: Runtime,
+    context_tokens: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Listing:
+    """What `runtime`'s skill listing keeps of each skill of `index` (`environ`: the budget
+    variables the caller read, see `listing.budget_variables`)."""
+    return fit_listing(runtime, listed_skills(index), context_tokens, environ)
 
 
 def render_listing(listing: Listing) -> str:

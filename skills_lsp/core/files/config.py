@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
-from skills_lsp.core.files.ignore import IgnoreFilter, valid_pattern
+from skills_lsp.core.files.ignore import GitIgnorePatterns, IgnoreFilter, valid_pattern
 from skills_lsp.core.model import Problem, Range, Severity
 
 if sys.version_info >= (3, 11):
@@ -70,6 +70,9 @@ class Config:
     # Pairs of skills known to overlap and accepted as they are (`overlap = [["a", "b"]]`): no
     # collision is reported between them (SK704, `skills-lsp overlap`).
     overlap: tuple[tuple[str, str], ...] = ()
+    # Environment variables that change a runtime's listing budget (SLASH_COMMAND_TOOL_CHAR_BUDGET),
+    # as the CLI or the server read them: not a config key, and core reads no environment.
+    budget_variables: tuple[tuple[str, str], ...] = ()
 
     def accepted_overlaps(self) -> frozenset[frozenset[str]]:
         return frozenset(frozenset(pair) for pair in self.overlap)
@@ -196,35 +199,28 @@ def _rebase(base: Path, root: str, target: Path) -> str | None:
     return None
 
 
-_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+_GLOB_CACHE: dict[str, GitIgnorePatterns] = {}
 
 
 def glob_match(pattern: str, path: str) -> bool:
-    """Gitignore-like glob: `*` within a segment, `**` across segments, `?` one character.
-    A pattern without `/` matches the file name at any depth."""
-    regex = _GLOB_CACHE.get(pattern)
-    if regex is None:
-        pat = pattern if "/" in pattern else f"**/{pattern}"
-        out = ""
-        i = 0
-        while i < len(pat):
-            if pat.startswith("**/", i):
-                out += "(?:.*/)?"
-                i += 3
-            elif pat.startswith("**", i):
-                out += ".*"
-                i += 2
-            elif pat[i] == "*":
-                out += "[^/]*"
-                i += 1
-            elif pat[i] == "?":
-                out += "[^/]"
-                i += 1
-            else:
-                out += re.escape(pat[i])
-                i += 1
-        regex = _GLOB_CACHE[pattern] = re.compile(out + r"(?:/.*)?\Z")
-    return regex.match(path) is not None
+    """Whether gitignore pattern `pattern` matches file `path` (relative to the config's folder) or
+    a folder on the way to it: the one dialect of `exclude`, `per-file-ignores` and `profiles`
+    (`*`, `**`, `?`, `[a-z]`, a leading or inner `/` anchors, a trailing `/` matches folders)."""
+    matcher = _GLOB_CACHE.get(pattern)
+    if matcher is None:
+        matcher = _GLOB_CACHE[pattern] = GitIgnorePatterns.from_lines([pattern])
+    return matcher.matches(path)
+
+
+def _glob_problem(glob: str) -> str | None:
+    """Why `glob` cannot be a `per-file-ignores` / `profiles` key, or None."""
+    if glob.startswith("!"):
+        return f"`{glob}`: a glob here cannot start with `!` (write the files it applies to)"
+    if not valid_pattern(glob):
+        return f"`{glob}` is not a valid gitignore pattern"
+    if not len(GitIgnorePatterns.from_lines([glob])):
+        return f"`{glob}` is blank or a comment and matches no file"
+    return None
 
 
 _PYPROJECT_TABLE = re.compile(
@@ -537,6 +533,8 @@ def _read_key(key: str, value: Any, names: ConfigNames) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise ValueError('expected a table of glob = "profile"')
         for glob, name in value.items():
+            if (problem := _glob_problem(glob)) is not None:
+                raise _EntryError(problem, glob)
             if not _profile(name, names):
                 raise _EntryError(f"unknown profile `{name}` for `{glob}`; choose one of {profiles}", glob)
         return {"profiles": tuple(value.items())}
@@ -545,6 +543,8 @@ def _read_key(key: str, value: Any, names: ConfigNames) -> dict[str, Any]:
             raise ValueError('expected a table of "glob" = ["CODE", ...]')
         ignores: list[tuple[str, tuple[str, ...]]] = []
         for glob, codes in value.items():
+            if (problem := _glob_problem(glob)) is not None:
+                raise _EntryError(problem, glob)
             try:
                 ignores.append((glob, _codes(codes, names)))
             except ValueError as exc:

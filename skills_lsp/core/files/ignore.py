@@ -13,15 +13,70 @@ too; outside a repository only the walked folder and what is below it count.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 
 from pathspec import GitIgnoreSpec
+from pathspec.pattern import RegexPattern
 
 IGNORE_FILES = (".gitignore", ".ignore")
 _MAX_IGNORE_FILE = 1 << 20  # a larger "ignore file" is not one; reading it would only cost time
 
+
+class GitIgnorePatterns:
+    """The patterns of one ignore file, matched the way git matches them.
+
+    pathspec's `GitIgnoreSpec` answers for files: asked about a folder it lets a pattern that
+    matches the folder's contents (`*`) beat a later directory pattern (`!*/`), so
+    `*` / `!*/` / `!SKILL.md` ignored every folder. Here, as in git, each path (file or folder) is
+    judged on its own by the last pattern that matches it exactly, a pattern ending in `/` matches
+    folders only, and the walk (top down) keeps what is inside an ignored folder out. pathspec
+    still translates each pattern (anchoring, `**`, character classes, escapes)."""
+
+    def __init__(self, patterns: Sequence[tuple[RegexPattern, bool]]) -> None:
+        self._patterns = tuple(patterns)  # (pattern, folders only), in file order
+
+    @classmethod
+    def from_lines(cls, lines: Sequence[str]) -> GitIgnorePatterns:
+        """The patterns of `lines`; raises ValueError or TypeError on a line pathspec rejects."""
+        patterns: list[tuple[RegexPattern, bool]] = []
+        for line in lines:
+            text = _TRAILING_BLANKS.sub("", line)
+            folders_only = text.endswith("/") and not text.endswith("\\/") and text.lstrip("!") != "/"
+            for pattern in GitIgnoreSpec.from_lines([text[:-1] if folders_only else line]).patterns:
+                if pattern.include is not None:  # None: a blank line or a comment
+                    patterns.append((pattern, folders_only))
+        return cls(patterns)
+
+    def __len__(self) -> int:
+        return len(self._patterns)
+
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
+        """True: `path` (relative, `/`-separated) is ignored; False: a negation re-includes it;
+        None: no pattern matches it."""
+        for pattern, folders_only in reversed(self._patterns):
+            if folders_only and not is_dir:
+                continue
+            match = pattern.match_file(path)
+            # a match through the `ps_d` group is one of the path's folders, not the path itself
+            if match is not None and not match.match.groupdict().get(_DIR_MARK):
+                return bool(pattern.include)
+        return None
+
+    def matches(self, path: str, is_dir: bool = False) -> bool:
+        """Whether `path` is ignored, or one of the folders on its way is (a folder's contents go
+        with it, as in git)."""
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):
+            if self.verdict("/".join(parts[:depth]), is_dir or depth < len(parts)):
+                return True
+        return False
+
+
 # A layer: the folder whose ignore file it is (with a trailing separator) and its patterns.
-_Layer = tuple[str, GitIgnoreSpec]
+_Layer = tuple[str, GitIgnorePatterns]
+_TRAILING_BLANKS = re.compile(r"(?<!\\)[ \t]+$")  # git drops trailing blanks unless escaped
+_DIR_MARK = "ps_d"  # pathspec's group name for "matched as one of the path's folders"
 
 
 def _read_lines(path: str) -> list[str]:
@@ -33,18 +88,18 @@ def _read_lines(path: str) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def _spec(lines: Sequence[str]) -> GitIgnoreSpec | None:
+def _spec(lines: Sequence[str]) -> GitIgnorePatterns | None:
     try:
-        spec = GitIgnoreSpec.from_lines(lines)
+        spec = GitIgnorePatterns.from_lines(lines)
     except (ValueError, TypeError):  # pathspec rejects a malformed line; git ignores such lines
-        spec = GitIgnoreSpec.from_lines([line for line in lines if valid_pattern(line)])
+        spec = GitIgnorePatterns.from_lines([line for line in lines if valid_pattern(line)])
     return spec if len(spec) else None
 
 
 def valid_pattern(line: str) -> bool:
     """Whether pathspec accepts `line` as a gitignore pattern."""
     try:
-        GitIgnoreSpec.from_lines([line])
+        GitIgnorePatterns.from_lines([line])
     except (ValueError, TypeError):
         return False
     return True
@@ -123,7 +178,7 @@ class IgnoreFilter:
             for prefix, spec in reversed(layers):
                 if not folder_abs.startswith(prefix):
                     continue
-                verdict = spec.check_file(folder_abs[len(prefix) :]).include
+                verdict = spec.verdict(folder_abs[len(prefix) :].rstrip("/"), True)
                 if verdict is not None:
                     if verdict:
                         return ()
@@ -156,13 +211,13 @@ class IgnoreFilter:
         path = os.path.join(folder, name)
         if self._patterns is not None and path.startswith(self._patterns_prefix):
             rel = path[len(self._patterns_prefix) :].replace(os.sep, "/")
-            if self._patterns.match_file(rel + "/" if is_dir else rel):
+            if self._patterns.matches(rel, is_dir):  # folders above the walked one count too
                 return True
         if not self.respect_gitignore:
             return False
         for prefix, spec in reversed(self._layers_in(folder)):  # the deepest file decides first
             rel = path[len(prefix) :].replace(os.sep, "/")
-            verdict = spec.check_file(rel + "/" if is_dir else rel).include
+            verdict = spec.verdict(rel, is_dir)
             if verdict is not None:
                 return verdict
         return False

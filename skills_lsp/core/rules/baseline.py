@@ -122,7 +122,8 @@ class Baseline:
     @staticmethod
     def load(path: Path) -> Baseline:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
         except FileNotFoundError:
             raise BaselineError(f"baseline file not found: {path}") from None
         except (OSError, UnicodeDecodeError) as exc:
@@ -140,14 +141,69 @@ class Baseline:
                 f"{path}: baseline format {data.get('format')!r} is not {BASELINE_FORMAT}; write it again"
             )
         counts: Counter[Key] = Counter()
+        starts: list[int] | None = None
         for index, row in enumerate(data["findings"]):
-            try:
-                counts[(str(row["path"]), str(row["code"]), str(row["fingerprint"]))] += 1
-            except (KeyError, TypeError):
-                raise BaselineError(
-                    f"{path}: finding {index} needs `path`, `code` and `fingerprint`"
-                ) from None
+            problem = _row_problem(row)
+            if problem is not None:
+                starts = _finding_starts(text) if starts is None else starts
+                where = _line_column(text, starts[index]) if index < len(starts) else ""
+                raise BaselineError(f"{path}:{where} finding {index + 1}{problem}")
+            counts[(row["path"], row["code"], row["fingerprint"])] += 1
         return Baseline(path.resolve().parent, counts)
+
+
+_REQUIRED = ("path", "code", "fingerprint")  # strings; `message` (optional) too
+
+
+def _row_problem(row: object) -> str | None:
+    """What is wrong with one recorded finding (to follow "finding N"), or None."""
+    if not isinstance(row, dict):
+        return " must be an object with `path`, `code` and `fingerprint`"
+    missing = [key for key in _REQUIRED if key not in row]
+    if missing:
+        return " needs " + " and ".join(f"`{key}`" for key in missing)
+    for key in (*_REQUIRED, "message"):
+        if key in row and not isinstance(row[key], str):
+            # str() would let `"fingerprint": 5` in, to match nothing
+            return f": `{key}` must be a string, not {json.dumps(row[key])}"
+    return None
+
+
+def _finding_starts(text: str) -> list[int]:
+    """The offsets in `text` (a JSON object) where the entries of its `findings` array start
+    (json.loads gives no positions; the last `findings` key wins, as there)."""
+    decoder = json.JSONDecoder()
+
+    def blank(i: int) -> int:
+        while i < len(text) and text[i] in " \t\r\n":
+            i += 1
+        return i
+
+    starts: list[int] = []
+    i = blank(0) + 1  # past the `{`
+    while (i := blank(i)) < len(text) and text[i] != "}":
+        key, i = decoder.raw_decode(text, i)
+        i = blank(blank(i) + 1)  # past the `:`
+        if key == "findings" and text.startswith("[", i):
+            starts = []
+            i = blank(i + 1)
+            while i < len(text) and text[i] != "]":
+                starts.append(i)
+                _, i = decoder.raw_decode(text, i)
+                i = blank(i)
+                i = blank(i + 1) if text.startswith(",", i) else i
+            i += 1
+        else:
+            _, i = decoder.raw_decode(text, i)
+        i = blank(i)
+        i = i + 1 if text.startswith(",", i) else i
+    return starts
+
+
+def _line_column(text: str, offset: int) -> str:
+    """`line:column:` (1-based, as json's own errors count) of `offset`."""
+    line, line_start = text.count("\n", 0, offset) + 1, text.rfind("\n", 0, offset) + 1
+    return f"{line}:{offset - line_start + 1}:"
 
 
 def write_baseline(path: Path, findings: Sequence[Finding], lines_of: LinesOf = file_lines) -> int:

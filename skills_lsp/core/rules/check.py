@@ -36,7 +36,7 @@ from skills_lsp.core.rules.validate import (
     severity_for,
     unreadable,
 )
-from skills_lsp.core.rules.workspace import NamedSkill
+from skills_lsp.core.rules.workspace import NamedSkill, WorkspaceRun
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
 _CACHE_FORMAT = 7  # bumped when what is cached changes (7: suppression comments, fixes' kinds, descriptions)
@@ -364,7 +364,7 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
     for rule in RULES.values():
         if rule.target is not Target.WORKSPACE:
             continue
-        for skill, report in rule.check(skills):
+        for skill, report in rule.check(WorkspaceRun(skills, config.budget_variables)):
             chosen = resolve_profile(skill.path, skill.kind, profile, config)
             if rule in enabled_rules(chosen, config):
                 severity = severity_for(rule, chosen, config)

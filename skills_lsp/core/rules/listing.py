@@ -24,13 +24,18 @@ from __future__ import annotations
 import bisect
 import enum
 import itertools
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 CHARS_PER_TOKEN = 4  # both runtimes turn a token budget into characters at 4 per token
 CLAUDE_BUDGET_VARIABLE = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
+
+
+def budget_variables(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The variables of `environ` that change a listing budget. Core reads no environment: the
+    CLI and the server pass theirs through here (into `Config.budget_variables`)."""
+    return tuple((name, environ[name]) for name in (CLAUDE_BUDGET_VARIABLE,) if name in environ)
 
 
 class Strategy(enum.Enum):
@@ -63,11 +68,12 @@ class Runtime:
     def budget(
         self, context_tokens: int | None = None, environ: Mapping[str, str] | None = None
     ) -> int | None:
-        """The listing's budget in characters (None: no documented cap)."""
+        """The listing's budget in characters (None: no documented cap); `environ`: the variables
+        the caller read (see `budget_variables`), none when None."""
         if self.strategy is Strategy.UNLIMITED:
             return None
         if self.name == "claude-code":
-            override = (os.environ if environ is None else environ).get(CLAUDE_BUDGET_VARIABLE, "")
+            override = (environ or {}).get(CLAUDE_BUDGET_VARIABLE, "")
             if override.strip().isdigit() and int(override) > 0:
                 return int(override)
         if context_tokens is None or self.context_share is None:

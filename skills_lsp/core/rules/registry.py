@@ -49,7 +49,7 @@ class Target(enum.Enum):
     """What a rule function receives, and so where its findings come from."""
 
     DOCUMENT = "document"  # RuleContext: one parsed skill or instruction file
-    WORKSPACE = "workspace"  # Sequence[NamedSkill]: every checked file
+    WORKSPACE = "workspace"  # WorkspaceRun: every checked file (NamedSkill) and budget variables
     FILE = "file"  # FileProblems: what a loader recorded about a file
     ROUTING = "routing"  # RoutingRun: the routing tests' outcomes
     SUPPRESSION = "suppression"  # SuppressionRun: a file's suppression comments, once used

@@ -37,8 +37,9 @@ END_OF_FILE = 1 << 30  # a last line past any file's end
 YAML_VERBS = ("ignore", "ignore-file")
 HTML_VERBS = ("disable", "enable", "disable-next-line", "disable-line")
 _YAML_DIRECTIVE = re.compile(r"#\s*skills-lsp\s*:(?P<tail>.*)", re.IGNORECASE)
-_YAML_BODY = re.compile(r"\s*(?P<verb>[A-Za-z-]+)(?:\[(?P<codes>[^\]]*)\])?(?P<rest>.*)")
+_YAML_BODY = re.compile(r"\s*(?P<verb>[A-Za-z-]+)(?:\[(?P<codes>[^\]]*)(?P<close>\])?)?(?P<rest>.*)")
 _HTML_DIRECTIVE = re.compile(r"<!--\s*skills-lsp-(?P<verb>[A-Za-z-]*)(?P<codes>(?:(?!-->).)*?)\s*-->", re.I)
+_HTML_OPENER = re.compile(r"<!--\s*skills-lsp-(?P<verb>[A-Za-z-]*)", re.I)  # with or without its `-->`
 _CODE_LIKE = re.compile(r"\s*[A-Za-z]{2}\d")
 _CODE = re.compile(r"[^\s,]+")
 _FENCE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
@@ -152,6 +153,9 @@ def _yaml_directives(doc: Document) -> Iterator[Directive]:
             problem = (
                 f"Unknown suppression `{text}`; write `# skills-lsp: ignore[CODE]` or `ignore-file[CODE]`."
             )
+        elif body.group("codes") is not None and body.group("close") is None:
+            # read as a bare `ignore` it would silence every code on the line
+            problem = f"Suppression with an unclosed `[`: write `# skills-lsp: {verb}[CODE, ...]`."
         elif body.group("codes") is None and _CODE_LIKE.match(body.group("rest")):
             problem = f"Put the codes in brackets: `# skills-lsp: {verb}[{body.group('rest').strip()}]`."
         elif body.group("codes") is not None and not body.group("codes").strip():
@@ -202,6 +206,21 @@ def _unknown_verb(verb: str) -> str:
     return f"Unknown suppression `skills-lsp-{verb}`; use {known}."
 
 
+def _unterminated(line: str, number: int, spans: Sequence[tuple[int, int]]) -> Iterator[Directive]:
+    """Directives opened on `line` but not closed by `-->` there: reported, never obeyed (a
+    directive is one line, and guessing where it ends could silence the wrong lines)."""
+    closed = [(m.start(), m.end()) for m in _HTML_DIRECTIVE.finditer(line)]
+    for match in _HTML_OPENER.finditer(line):
+        if any(a <= match.start() < b for a, b in [*spans, *closed]):
+            continue
+        comment = Range.of(number, match.start(), number, len(line.rstrip()))
+        problem = (
+            f"Unterminated suppression `{line[match.start() :].rstrip()}`: "
+            "end it with `-->` on the same line."
+        )
+        yield Directive("html", match.group("verb").lower(), comment, comment, (), problem)
+
+
 def _html_directives(doc: Document) -> Iterator[Directive]:
     if "skills-lsp-" not in doc.text:
         return
@@ -224,6 +243,7 @@ def _html_directives(doc: Document) -> Iterator[Directive]:
         spans = _code_spans(line) if "`" in line else []
         matches = [m for m in _HTML_DIRECTIVE.finditer(line) if not any(a <= m.start() < b for a, b in spans)]
         rest = _HTML_DIRECTIVE.sub("", line)
+        found.extend(_unterminated(line, number, spans))
         for match in matches:
             comment = Range.of(number, match.start(), number, match.end())
             delete = _html_delete(line, number, match, not rest.strip() and len(matches) == 1)

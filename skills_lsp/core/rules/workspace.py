@@ -38,6 +38,15 @@ class NamedSkill:
     profile: str | None = None  # the profile it is checked in (the runtimes whose listing it is in)
 
 
+@dataclass(frozen=True)
+class WorkspaceRun:
+    """What workspace rules see: every checked file, and the environment variables that change a
+    listing budget as the caller read them (`listing.budget_variables`)."""
+
+    skills: Sequence[NamedSkill]
+    budget_variables: tuple[tuple[str, str], ...] = ()
+
+
 @rule(
     "SK701",
     "duplicate-name",
@@ -46,12 +55,12 @@ class NamedSkill:
     target=Target.WORKSPACE,
     profiles=except_in("skills-ref"),
 )
-def duplicate_name(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
+def duplicate_name(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]]:
     """Agents load skills by name; when two skills share one, which one wins depends on the
     client (the first found, the project-local one, or the last). Rename one of them.
     Convention files (several AGENTS.md in one repo) are exempt."""
     by_name: dict[str, list[NamedSkill]] = defaultdict(list)
-    for skill in skills:
+    for skill in run.skills:
         if skill.kind is not FileKind.CONVENTION and skill.name and skill.name_range is not None:
             by_name[skill.name].append(skill)
     for name, group in by_name.items():
@@ -91,7 +100,7 @@ def failing_test_query(run: RoutingRun) -> Iterator[Report]:
     target=Target.WORKSPACE,
     profiles=tuple(PROFILE_RUNTIMES),
 )
-def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
+def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]]:
     """Runtimes list every skill's name and description for the model to choose from, within a
     budget: Claude Code 1% of the context window (8,000 characters when it is not known), each
     entry cut at 1,536 characters, descriptions dropped past the budget; Codex 2% of the context
@@ -100,13 +109,14 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
     the use case), or split the workspace. Checked against the runtimes of the skill's profile:
     `claude-code` against Claude Code, `agentskills` against Claude Code and Codex;
     `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
+    skills = run.skills
     listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
     # Codex writes each skill's absolute path into its entry: count it as such.
     entries = [ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed]
     checked = {profile: runtimes_for(profile) for profile in {s.profile or "" for s in listed}}
     runtimes = {r.name: r for found in checked.values() for r in found}
     for runtime in runtimes.values():
-        listing = fit_listing(runtime, entries)
+        listing = fit_listing(runtime, entries, environ=dict(run.budget_variables))
         # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
         # the spec's 1,024 characters, which SK303 reports already.
         if listing.budget is None or listing.needed <= listing.budget:
