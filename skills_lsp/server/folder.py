@@ -15,14 +15,14 @@ from typing import Any
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
-from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
+from skills_lsp.core.index.skill_index import SkillIndex
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.queries import QueryCase, QueryResult, load_query_file, run_case
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, select_skills
 from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
+from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, load_folder_index, warm_up
 from skills_lsp.core.workspace.settings import load_config
 
 # How long a lens or hover request scores test queries before it lets the event loop read a cancel.
@@ -206,7 +206,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     if config.root is None:
         config = replace(config, root=root)
     config = with_settings(config, settings)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    index = load_folder_index(config, root)
     warm_up(index, config, root)
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
