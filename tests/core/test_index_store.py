@@ -25,6 +25,7 @@ from skills_lsp.core.index.store import (
     schema_key,
     write_frame,
 )
+from skills_lsp.core.routing import bm25f
 from skills_lsp.core.routing.bm25f import SAVED_FILE, Bm25fSearch
 
 WORDS = ["invoice", "invoices", "pdf", "forms", "weather", "git", "release", "notes", "sql", "数据库"]
@@ -228,6 +229,17 @@ def test_two_writers_at_once_leave_one_whole_frame(tmp_path: Path) -> None:
     assert not [p for p in frame.parent.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_large_arrays_and_unpicklable_payloads(tmp_path: Path) -> None:
+    frame = tmp_path / "frame.bin"
+    big = np.arange(3_000_000, dtype=np.int64)  # written out of band by pickle protocol 5
+    assert write_frame(frame, b"k", {"big": big, "small": np.zeros(3, np.uint16)})
+    loaded = read_frame(frame, b"k")
+    assert loaded is not None and np.array_equal(loaded["big"], big) and loaded["small"].dtype == np.uint16
+    assert not write_frame(frame, b"k", {"lambda": lambda: 1})  # not picklable: no frame, no crash
+    assert read_frame(frame, b"k") is not None  # the previous frame is still there
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "frame.bin"]  # no temp file left
+
+
 def test_unwritable_cache_still_gives_the_index(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     make_workspace(root)
@@ -279,9 +291,12 @@ def test_bm25f_postings_of_other_documents_are_not_used(tmp_path: Path) -> None:
     assert bm25f_scores(again, QUERIES) == bm25f_scores(rebuilt, QUERIES)
 
 
-def test_bulk_build_equals_adding_one_by_one() -> None:
+@pytest.mark.parametrize("chunk", [2, 3, 1000])
+def test_bulk_build_equals_adding_one_by_one(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    monkeypatch.setattr(bm25f, "_CHUNK", chunk)  # several chunks: their postings merge in order
     index = load_workspace_index(Path(__file__).resolve().parents[2] / "examples")
     bulk = Bm25fSearch(index)
+    assert len(index) > 2 * chunk or chunk == 1000
     one_by_one = Bm25fSearch(SkillIndex())
     for doc in index:
         one_by_one.index.upsert(doc)

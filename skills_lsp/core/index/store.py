@@ -88,39 +88,52 @@ def schema_key(kind: str) -> bytes:
 
 
 def read_frame(path: Path, key: bytes) -> Any | None:
-    """The payload of the frame at `path`, or None when it is missing, foreign or damaged."""
+    """The payload of the frame at `path`, or None when it is missing, foreign or damaged. The
+    payload is checked, then unpickled, straight from the file (never held twice in memory)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            prefix = MAGIC + struct.pack("<I", len(key)) + key
+            if handle.read(len(prefix)) != prefix:
+                return None
+            header = handle.read(_HEADER.size)
+            if len(header) != _HEADER.size:
+                return None
+            length, digest = _HEADER.unpack(header)
+            start = handle.tell()
+            if os.fstat(handle.fileno()).st_size - start != length:
+                return None
+            sha = hashlib.sha256()
+            while chunk := handle.read(1 << 20):
+                sha.update(chunk)
+            if sha.digest() != digest:
+                return None
+            handle.seek(start)
+            return _Unpickler(handle).load()
     except OSError:
         return None
-    view = memoryview(data)
-    at = len(MAGIC)
-    if bytes(view[:at]) != MAGIC or len(data) < at + 4:
-        return None
-    (key_length,) = struct.unpack_from("<I", data, at)
-    at += 4
-    if bytes(view[at : at + key_length]) != key:
-        return None
-    at += key_length
-    if len(data) < at + _HEADER.size:
-        return None
-    length, digest = _HEADER.unpack_from(data, at)
-    at += _HEADER.size
-    payload = view[at:]
-    if len(payload) != length or hashlib.sha256(payload).digest() != digest:
-        return None
-    try:
-        return _Unpickler(io.BytesIO(payload)).load()
     except Exception:  # a checksum-valid frame that still fails to load is as good as missing
         return None
 
 
+class _HashingWriter:
+    """A file object that hashes and counts what is written through it (the pickle is streamed
+    to disk, never held whole in memory)."""
+
+    def __init__(self, handle: io.BufferedWriter) -> None:
+        self.handle = handle
+        self.sha = hashlib.sha256()
+        self.length = 0
+
+    def write(self, data: Any) -> int:  # bytes, or a PickleBuffer for a large array (protocol 5)
+        view = memoryview(data).cast("B")
+        self.sha.update(view)
+        self.length += view.nbytes
+        return self.handle.write(view)
+
+
 def write_frame(path: Path, key: bytes, payload: Any) -> bool:
     """Write a frame atomically (temporary file + rename); False when the folder is not writable."""
-    body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    header = (
-        MAGIC + struct.pack("<I", len(key)) + key + _HEADER.pack(len(body), hashlib.sha256(body).digest())
-    )
+    prefix = MAGIC + struct.pack("<I", len(key)) + key
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         gitignore = path.parent / ".gitignore"
@@ -129,9 +142,15 @@ def write_frame(path: Path, key: bytes, payload: Any) -> bool:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(header)
-                handle.write(body)
+                handle.write(prefix + _HEADER.pack(0, bytes(32)))  # filled in once the payload is out
+                writer = _HashingWriter(handle)
+                pickle.dump(payload, writer, protocol=pickle.HIGHEST_PROTOCOL)
+                handle.seek(len(prefix))
+                handle.write(_HEADER.pack(writer.length, writer.sha.digest()))
             os.replace(tmp, path)
+        except Exception:  # not writable, or not picklable: a slower next run, not an error
+            os.unlink(tmp)
+            return False
         except BaseException:
             os.unlink(tmp)
             raise

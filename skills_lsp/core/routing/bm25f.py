@@ -266,6 +266,7 @@ FIELDS = ("name", "description", "tags", "body")
 TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
+_CHUNK = 1000  # documents per step of a bulk build (bounds its intermediate arrays)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -323,10 +324,55 @@ class Bm25fSearch(SlottedSearch):
     def _bulk_build(self, docs: list[SkillDocument]) -> None:
         """Every document at once into the compressed postings, with the same counts, lengths and
         slot order as adding them one by one. Python only splits each field into words and counts
-        them (regex and Counter, both in C); each distinct word of the whole pool becomes terms
-        once; numpy does the rest (a document repeats its words, a pool repeats its vocabulary)."""
+        them (regex and Counter, both in C); each distinct word becomes terms once per chunk of
+        documents; numpy does the rest. Chunks bound the memory of the intermediate arrays."""
         for doc in docs:
             self._claim(doc)
+        vocabulary: dict[str, int] = {}
+        terms_of_word: dict[str, list[int]] = {}  # a word's term rows, across chunks
+        parts: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+        lengths = np.zeros((len(docs), len(FIELDS)), np.float64)
+        for start in range(0, len(docs), _CHUNK):
+            chunk = docs[start : start + _CHUNK]
+            term_rows, slots, counts = self._chunk_postings(chunk, start, vocabulary, terms_of_word, lengths)
+            parts.append((term_rows, slots, counts))
+        del terms_of_word
+        # Counting sort into the final arrays: a term's postings are its postings of each chunk
+        # in chunk order, so every term's slots stay ascending; each chunk is freed once placed.
+        per_term = np.zeros(len(vocabulary), np.int64)
+        for term_rows, _, _ in parts:
+            per_term += np.bincount(term_rows, minlength=len(vocabulary))
+        indptr = np.zeros(len(vocabulary) + 1, np.int64)
+        np.cumsum(per_term, out=indptr[1:])
+        total = int(indptr[-1])
+        base_slots = np.zeros(total, np.int32)
+        base_counts = np.zeros((len(FIELDS), total), np.uint16)
+        cursor = indptr[:-1].copy()
+        while parts:
+            term_rows, slots, counts = parts.pop(0)
+            first = np.searchsorted(term_rows, term_rows)  # each entry's term's first entry here
+            at = cursor[term_rows] + (np.arange(len(term_rows)) - first)
+            base_slots[at] = slots
+            base_counts[:, at] = counts
+            cursor += np.bincount(term_rows, minlength=len(vocabulary))
+        self._vocabulary = vocabulary
+        self._base_slots = base_slots
+        self._base_counts = base_counts
+        self._indptr = indptr
+        for f in range(len(FIELDS)):
+            self._lengths[f] = array("f", lengths[:, f].astype(np.float32).tobytes())
+            self._totals[f] = float(lengths[:, f].sum())
+
+    @staticmethod
+    def _chunk_postings(
+        docs: list[SkillDocument],
+        first_slot: int,
+        vocabulary: dict[str, int],
+        terms_of_word: dict[str, list[int]],
+        lengths: np.ndarray[Any, Any],
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """(term rows, slots, counts per field) of `docs`' postings, sorted by (term, slot);
+        their field lengths (in terms) go into `lengths`."""
         n, n_fields = len(docs), len(FIELDS)
         words: list[str] = []  # per (document, field): its distinct words ...
         repeats: list[int] = []  # ... and how often each occurs
@@ -337,50 +383,52 @@ class Bm25fSearch(SlottedSearch):
                 words.extend(counted)
                 repeats.extend(counted.values())
                 sizes.append(len(counted))
-        # Each distinct word of the pool as its terms (none for a stop word, several for CJK).
+        # Each distinct word as its terms (none for a stop word, several for CJK).
         distinct = {word: row for row, word in enumerate(dict.fromkeys(words))}
-        vocabulary: dict[str, int] = {}
-        term_rows: list[int] = []
-        terms_per_word = np.zeros(len(distinct), np.int64)
+        per_word = np.zeros(len(distinct), np.int64)
+        flat: list[int] = []
         for row, word in enumerate(distinct):
-            found = _word_terms(word)
-            terms_per_word[row] = len(found)
-            term_rows.extend(vocabulary.setdefault(term, len(vocabulary)) for term in found)
+            found = terms_of_word.get(word)
+            if found is None:
+                found = terms_of_word[word] = [
+                    vocabulary.setdefault(term, len(vocabulary)) for term in _word_terms(word)
+                ]
+            per_word[row] = len(found)
+            flat.extend(found)
         first_term = np.zeros(len(distinct) + 1, np.int64)
-        np.cumsum(terms_per_word, out=first_term[1:])
+        np.cumsum(per_word, out=first_term[1:])
         word_rows = np.fromiter(map(distinct.__getitem__, words), np.int64, len(words))
+        del words, distinct
         group = np.repeat(np.arange(n * n_fields, dtype=np.int64), np.asarray(sizes, np.int64))
         repeat = np.asarray(repeats, np.int64)
-        # Field lengths in terms: each word's repeats times its number of terms.
-        per_entry = terms_per_word[word_rows]
-        lengths = np.bincount(group, weights=repeat * per_entry, minlength=n * n_fields)
-        lengths = lengths.reshape(n, n_fields)
-        # One entry per (word occurrence group, term): a ragged gather.
-        source = np.repeat(np.arange(len(words), dtype=np.int64), per_entry)
+        per_entry = per_word[word_rows]
+        lengths[first_slot : first_slot + n] = np.bincount(
+            group, weights=repeat * per_entry, minlength=n * n_fields
+        ).reshape(n, n_fields)
+        # One entry per (word of a field, term of that word): a ragged gather.
+        source = np.repeat(np.arange(len(word_rows), dtype=np.int64), per_entry)
         first_of_source = np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
         offsets = np.arange(len(source), dtype=np.int64) - first_of_source
-        term_of = np.asarray(term_rows, np.int64)[first_term[word_rows][source] + offsets]
+        del first_of_source
+        term_of = np.asarray(flat, np.int64)[first_term[word_rows][source] + offsets]
+        del offsets, word_rows, per_entry
         slot_of, field_of = np.divmod(group[source], n_fields)
         # Sum the counts of words that became the same term, per (term, slot, field).
         keys = (term_of * n + slot_of) * n_fields + field_of
+        del term_of, slot_of, field_of
         order = np.argsort(keys, kind="stable")
         keys = keys[order]
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else keys
         summed = np.add.reduceat(repeat[source][order], starts) if len(starts) else np.zeros(0, np.int64)
-        keys = keys[starts]
-        pairs, fields_of = np.divmod(keys, n_fields)  # pairs: term * n + slot, ascending
+        del order, source
+        pairs, fields_of = np.divmod(keys[starts], n_fields)  # pairs: term * n + slot, ascending
         new_pair = np.concatenate(([True], pairs[1:] != pairs[:-1])) if len(pairs) else np.zeros(0, bool)
         posting = np.cumsum(new_pair) - 1
         unique = pairs[new_pair]
-        base_counts = np.zeros((n_fields, len(unique)), np.uint16)
-        base_counts[fields_of, posting] = np.minimum(summed, _MAX_COUNT)
-        self._vocabulary = vocabulary
-        self._base_slots = (unique % n).astype(np.int32)
-        self._base_counts = base_counts
-        self._indptr = np.searchsorted(unique // n, np.arange(len(vocabulary) + 1)).astype(np.int64)
-        for f in range(n_fields):
-            self._lengths[f] = array("f", lengths[:, f].astype(np.float32).tobytes())
-            self._totals[f] = float(lengths[:, f].sum())
+        counts = np.zeros((n_fields, len(unique)), np.uint16)
+        counts[fields_of, posting] = np.minimum(summed, _MAX_COUNT)
+        term_rows, local = np.divmod(unique, n)
+        return term_rows.astype(np.int32), (local + first_slot).astype(np.int32), counts
 
     def _state_key(self, docs: list[SkillDocument]) -> str:
         """What saved postings must have been built from: these documents, in this order, split
