@@ -14,6 +14,7 @@ from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
 from skills_lsp.core.model import Severity
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.check import check_paths, default_cache_dir
+from skills_lsp.core.rules.parallel import default_jobs
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.reference import rule_json, rule_text, rules_markdown
 from skills_lsp.core.workspace.settings import resolve_config
@@ -52,6 +53,9 @@ def _add_check(sub: Subparsers) -> None:
     check.add_argument(
         "--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})"
     )
+    check.add_argument(
+        "--jobs", type=int, default=default_jobs(), help="processes checking files (default: the CPU count)"
+    )
     check.set_defaults(func=cmd_check)
 
 
@@ -87,6 +91,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ignore=parse_codes(args.ignore, "--ignore"),
         extend_select=parse_codes(args.extend_select, "--extend-select"),
     )
+    if args.jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
     cache_dir = (
@@ -108,6 +114,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         profile=args.profile,
         cache_dir=cache_dir,
         progress=progress if show_progress else None,
+        jobs=args.jobs,
     )
     result.findings[:0] = config_problems
     threshold = Severity.parse(args.min_severity)
