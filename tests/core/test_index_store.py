@@ -55,7 +55,7 @@ def write_skill(root: Path, name: str, text: str | bytes) -> Path:
 
 def age(cache: Path) -> None:
     """Make every stamp old enough to be trusted without hashing (as a store saved long ago)."""
-    frame = cache / DOCUMENTS_FILE
+    frame = store_of(cache) / DOCUMENTS_FILE
     payload = read_frame(frame, schema_key("documents"))
     assert payload is not None
     payload["saved_ns"] += 10**12
@@ -66,14 +66,20 @@ def load(root: Path, cache: Path) -> SkillIndex:
     return load_cached_workspace_index(root, cache_dir=cache)
 
 
+def store_of(cache: Path) -> Path:
+    """The one workspace folder a test's cache holds."""
+    (folder,) = [p for p in cache.iterdir() if p.is_dir()]
+    return folder
+
+
 def test_warm_load_reuses_every_unchanged_document(tmp_path: Path) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     make_workspace(root)
     first = load(root, cache)
     assert first == load_workspace_index(root)
-    assert (cache / DOCUMENTS_FILE).is_file() and (cache / ".gitignore").is_file()
+    assert (store_of(cache) / DOCUMENTS_FILE).is_file() and (store_of(cache) / ".gitignore").is_file()
     age(cache)
-    warm = DocumentStore(cache)
+    warm = DocumentStore(store_of(cache))
     for doc in first:
         warm.document(os.path.normpath(doc.path), doc.kind)
     assert (warm.reused, warm.read) == (len(first), 0)
@@ -87,7 +93,7 @@ def test_touched_file_with_the_same_content_is_not_parsed_again(tmp_path: Path) 
     age(cache)
     path = root / "skills" / "s1" / "SKILL.md"
     os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
-    warm = DocumentStore(cache)
+    warm = DocumentStore(store_of(cache))
     doc, record = warm.document(os.path.normpath(path), first_kind(root, path))
     assert (warm.reused, warm.read) == (1, 0)
     assert doc is not None and doc.last_modified == 1_000_000_000 and record is not None
@@ -187,21 +193,21 @@ def test_damaged_store_is_rebuilt_never_trusted(tmp_path: Path, how: str) -> Non
     text = path.read_text(encoding="utf-8").replace("helper", "HELPER")
     path.write_text(text, encoding="utf-8")
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-    damage(cache / DOCUMENTS_FILE, how)
-    assert DocumentStore(cache).records == {}
+    damage(store_of(cache) / DOCUMENTS_FILE, how)
+    assert DocumentStore(store_of(cache)).records == {}
     assert load(root, cache) == load_workspace_index(root)
-    assert read_frame(cache / DOCUMENTS_FILE, schema_key("documents")) is not None  # written anew
+    assert read_frame(store_of(cache) / DOCUMENTS_FILE, schema_key("documents")) is not None  # anew
 
 
 def test_version_change_rebuilds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     make_workspace(root)
     load(root, cache)
-    assert DocumentStore(cache).records
+    assert DocumentStore(store_of(cache)).records
     monkeypatch.setattr(store, "__version__", "999.0.0")
-    assert DocumentStore(cache).records == {}
+    assert DocumentStore(store_of(cache)).records == {}
     assert load(root, cache) == load_workspace_index(root)
-    assert DocumentStore(cache).records  # saved under the new version
+    assert DocumentStore(store_of(cache)).records  # saved under the new version
 
 
 def _write_many(frame: str, marker: int) -> None:
@@ -240,6 +246,16 @@ def test_large_arrays_and_unpicklable_payloads(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "frame.bin"]  # no temp file left
 
 
+def test_two_roots_sharing_a_cache_folder_keep_an_index_each(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    make_workspace(tmp_path / "ws" / "a", 3)
+    make_workspace(tmp_path / "ws" / "b", 5)
+    for root in (tmp_path / "ws" / "a", tmp_path / "ws" / "b", tmp_path / "ws"):
+        assert load(root, cache) == load_workspace_index(root)
+    folders = [p for p in cache.iterdir() if p.is_dir()]
+    assert len(folders) == 3 and all((p / DOCUMENTS_FILE).is_file() for p in folders)
+
+
 def test_unwritable_cache_still_gives_the_index(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     make_workspace(root)
@@ -266,7 +282,7 @@ def test_saved_bm25f_postings_score_as_a_fresh_build(tmp_path: Path) -> None:
     make_workspace(root, 9)
     fresh = Bm25fSearch(load_workspace_index(root))
     built = Bm25fSearch(load(root, cache))  # builds and saves
-    assert (cache / SAVED_FILE).is_file()
+    assert (store_of(cache) / SAVED_FILE).is_file()
     loaded_index = load(root, cache)
     loaded = Bm25fSearch(loaded_index)  # loads
     assert loaded._vocabulary == built._vocabulary
@@ -281,12 +297,12 @@ def test_bm25f_postings_of_other_documents_are_not_used(tmp_path: Path) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     make_workspace(root, 9)
     Bm25fSearch(load(root, cache))
-    saved = (cache / SAVED_FILE).read_bytes()
+    saved = (store_of(cache) / SAVED_FILE).read_bytes()
     write_skill(root, "s4", skill("s4", "release weather", "pdf"))
     rebuilt = Bm25fSearch(load(root, cache))
-    assert (cache / SAVED_FILE).read_bytes() != saved
+    assert (store_of(cache) / SAVED_FILE).read_bytes() != saved
     assert bm25f_scores(rebuilt, QUERIES) == bm25f_scores(Bm25fSearch(load_workspace_index(root)), QUERIES)
-    (cache / SAVED_FILE).write_bytes(saved[:100])  # truncated: rebuilt, same scores
+    (store_of(cache) / SAVED_FILE).write_bytes(saved[:100])  # truncated: rebuilt, same scores
     again = Bm25fSearch(load(root, cache))
     assert bm25f_scores(again, QUERIES) == bm25f_scores(rebuilt, QUERIES)
 

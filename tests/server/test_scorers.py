@@ -265,7 +265,7 @@ def test_only_a_folder_with_an_embedding_scorer_keeps_vectors_on_disk(tmp_path: 
     assert (hybrid / ".skills-lsp-cache" / semantic.VECTOR_FILE).is_file()
     # The plain folder keeps its persistent index there (as `check` keeps its cache), no vectors.
     assert not (plain / ".skills-lsp-cache" / semantic.VECTOR_FILE).exists()
-    assert (plain / ".skills-lsp-cache" / "index-documents.bin").is_file()
+    assert list((plain / ".skills-lsp-cache").glob("index-*/index-documents.bin"))
     saved = semantic.VectorCache()
     saved.attach(hybrid / ".skills-lsp-cache" / semantic.VECTOR_FILE)
     assert set(saved._vectors) == semantic.workspace_keys(state.load_folder(hybrid).index)

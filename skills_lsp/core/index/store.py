@@ -1,7 +1,8 @@
 """The persistent workspace index: what `index`, `select`, `prompt`, `test`, `eval` and the
 language server read instead of parsing every skill again.
 
-Kept in the cache folder `check` uses (`default_cache_dir`), one file per structure, each a frame:
+Kept in the cache folder `check` uses (`default_cache_dir`), in a folder per workspace root
+(`store_dir`), one file per structure, each a frame:
 
     MAGIC, key length (u32), key (the format, the package version and the document schema),
     payload length (u64), SHA-256 of the payload, the payload (a pickle)
@@ -221,6 +222,13 @@ class DocumentStore:
         )
 
 
+def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
+    """The folder, in a cache folder, of one workspace root's index: two roots that share a cache
+    folder (two folders of one git checkout) keep an index each instead of replacing each other's."""
+    resolved = os.path.realpath(root)
+    return cache_dir / f"index-{hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]}"
+
+
 def load_cached_workspace_index(
     root: str | os.PathLike[str],
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
@@ -229,7 +237,10 @@ def load_cached_workspace_index(
 ) -> SkillIndex:
     """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
     same index, reading only the files that changed since the last call, and saving the store
-    when anything did. The index remembers `cache_dir`, where its scorers keep what they build."""
+    when anything did. The index remembers its folder there, where its scorers keep what they
+    build (`store_dir`)."""
+    if cache_dir is not None:
+        cache_dir = store_dir(cache_dir, root)
     store = DocumentStore(cache_dir)
     records: dict[str, Record] = {}
     docs: list[SkillDocument] = []
