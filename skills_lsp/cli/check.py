@@ -37,6 +37,7 @@ from skills_lsp.core.rules.check import (
 )
 from skills_lsp.core.rules.fixing import FileFix, fix_file, fix_kind, write_atomically
 from skills_lsp.core.rules.listing import budget_variables
+from skills_lsp.core.rules.parallel import default_jobs
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.reference import fix_kinds, rule_json, rule_text, rules_markdown
 from skills_lsp.core.workspace.settings import resolve_config
@@ -112,6 +113,9 @@ def _add_check(sub: Subparsers) -> None:
     check.add_argument(
         "--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})"
     )
+    check.add_argument(
+        "--jobs", type=int, default=default_jobs(), help="processes checking files (default: the CPU count)"
+    )
     check.set_defaults(func=cmd_check)
 
 
@@ -158,6 +162,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         respect_gitignore=args.respect_gitignore,
         budget_variables=budget_variables(os.environ),  # core reads no environment
     )
+    if args.jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
     baseline: Baseline | None = None
@@ -186,6 +192,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             profile=args.profile,
             cache_dir=cache_dir,
             progress=progress if show_progress else None,
+            jobs=args.jobs,
         )
 
     result = run()

@@ -87,12 +87,18 @@ def workspace_of(args: argparse.Namespace) -> tuple[Path, Config]:
 
 
 def load_index(args: argparse.Namespace) -> SkillIndex:
-    from skills_lsp.core.index.skill_index import load_skill_index, load_workspace_index
+    """The command's index: the crate's with `--crate`, else the workspace index through the
+    persistent store in the workspace's cache folder (the one `check` uses)."""
+    from skills_lsp.core.index.skill_index import load_skill_index
+    from skills_lsp.core.index.store import load_cached_workspace_index
 
     root, config = workspace_of(args)
     if getattr(args, "crate", False):
         return load_skill_index(root)
-    return load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
+    cache_dir = default_cache_dir([root], config)
+    return load_cached_workspace_index(
+        root, config.roots_for(root), config.max_depth, cache_dir, config.ignore_filter(root)
+    )
 
 
 def keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from skills_lsp.cli.common import UsageError, display, keep_vectors, workspace_of
+from skills_lsp.cli.common import UsageError, display, keep_vectors, load_index, workspace_of
 from skills_lsp.core.routing.scorer import SCORERS
 
 if TYPE_CHECKING:
@@ -46,7 +46,6 @@ def _add_overlap(sub: Subparsers) -> None:
 
 def cmd_overlap(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit 1 when any pair competes (and is not accepted in the config's `overlap`)."""
-    from skills_lsp.core.index.skill_index import load_workspace_index
     from skills_lsp.core.model import Range
     from skills_lsp.core.routing.overlap import CLOSE, overlapping_pairs
     from skills_lsp.core.rules.workspace import competing_descriptions
@@ -55,8 +54,8 @@ def cmd_overlap(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     close = CLOSE if args.close is None else args.close
     if not 0.0 < close <= 1.0:
         raise UsageError("--close takes a ratio above 0 and at most 1, e.g. 0.9")
-    root, config = workspace_of(args)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    _, config = workspace_of(args)
+    index = load_index(args)
     scorer = args.scorer or default_scorer(config, index)
     keep_vectors(args, [scorer])
     pairs = overlapping_pairs(index, scorer, config.accepted_overlaps(), close)
@@ -113,7 +112,6 @@ def _add_eval(sub: Subparsers) -> None:
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.index.skill_index import load_workspace_index
     from skills_lsp.core.routing.queries import load_query_file, run_cases
 
     root, config = workspace_of(args)
@@ -121,7 +119,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not query_file.is_file():
         raise UsageError(f"test-query file not found: {query_file} (see `skills-lsp test --help`)")
     cases, problems = load_query_file(query_file)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
+    index = load_index(args)
     from skills_lsp.core.workspace.scorers import default_scorer
 
     scorer = args.scorer or default_scorer(config, index)
@@ -175,11 +173,10 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.index.skill_index import load_workspace_index
     from skills_lsp.core.routing.evaluation import calibrate, evaluate, format_threshold
     from skills_lsp.core.routing.queries import load_query_file
 
-    root, config = workspace_of(args)
+    workspace_of(args)  # a missing folder is a usage error before anything is read
     if args.scorer is None:
         scorers = [name for name, spec in SCORERS.items() if spec.available()]
     else:
@@ -197,7 +194,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cases, problems = load_query_file(query_file)
     for p in problems:
         err.write(f"{display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
+    index = load_index(args)
     keep_vectors(args, scorers)
     evaluated = [evaluate(index, cases, scorer) for scorer in scorers]
     reports = [r.to_json() for r in evaluated]

@@ -16,7 +16,7 @@ from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
 from skills_lsp.core.files.discovery import is_convention_file, kind_of
 from skills_lsp.core.files.ignore import IgnoreFilter
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.queries import (
@@ -31,7 +31,7 @@ from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, p
 from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, budget_variables, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
+from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, load_folder_index, warm_up
 from skills_lsp.core.workspace.settings import load_config
 
 # How long a lens or hover request scores test queries before it lets the event loop read a cancel.
@@ -279,7 +279,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     config = with_settings(config, settings)
     config = replace(config, budget_variables=budget_variables(os.environ))  # core reads no environment
     ignore = config.ignore_filter(root)
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth, ignore)
+    index = load_folder_index(config, root, ignore)
     warm_up(index, config, root)
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file

@@ -119,3 +119,42 @@ def test_bench_collisions_times_the_collision_diagnostic_over_stdio(tmp_path: Pa
     for key, count in (("typing", 3), ("collision_appears", 2), ("collision_goes", 2)):
         assert out[key]["n"] == count
         assert 0 < out[key]["p50_ms"] <= out[key]["p95_ms"] <= out[key]["max_ms"]
+
+
+def test_bench_corpus_extracts_a_bare_repository_and_times_every_run(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    for name in ("pdf-tools", "notes"):
+        skill = source / "mirrors" / name / "SKILL.md"
+        skill.parent.mkdir(parents=True)
+        skill.write_text(f"---\nname: {name}\ndescription: {name} helper\n---\nBody.\n", encoding="utf-8")
+    (source / "README.md").write_text("not under the prefix\n", encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", str(source)], check=True)
+    subprocess.run([*git, "-C", str(source), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(source), "commit", "-qm", "skills"], check=True)
+    tree = tmp_path / "tree"
+    extract = ["--extract", str(source / ".git"), str(tree), "--prefix", "mirrors/"]
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_corpus.py"), *extract],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert "2 files written, 0 blobs missing" in done.stdout
+    assert sorted(p.name for p in tree.rglob("*") if p.is_file()) == ["SKILL.md", "SKILL.md"]
+    out = run("bench_corpus.py", str(tree), "--repeat", "2", "--no-agnix", "--scorers", "lexical,bm25f")
+    labels = [r["label"] for r in out["runs"]]
+    assert labels == [
+        "check cold",
+        "check fill",
+        "re-check",
+        "index cold",
+        "index warm",
+        "select lexical cold",
+        "select lexical warm",
+        "select bm25f cold",
+        "select bm25f warm",
+    ]
+    for r in out["runs"]:
+        assert len(r["wall"]) == 2 and all(w > 0 for w in r["wall"]) and all(m > 0 for m in r["rss_mib"])

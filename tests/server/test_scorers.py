@@ -262,7 +262,9 @@ def test_only_a_folder_with_an_embedding_scorer_keeps_vectors_on_disk(tmp_path: 
     state.load_folder(hybrid)
     state.load_folder(plain)  # small: every scorer is built, semantic included, in memory
     assert (hybrid / ".skills-lsp-cache" / semantic.VECTOR_FILE).is_file()
-    assert not (plain / ".skills-lsp-cache").exists()
+    # The plain folder keeps its persistent index there (as `check` keeps its cache), no vectors.
+    assert not (plain / ".skills-lsp-cache" / semantic.VECTOR_FILE).exists()
+    assert list((plain / ".skills-lsp-cache").glob("index-*/index-documents.bin"))
     saved = semantic.VectorCache()
     saved.attach(hybrid / ".skills-lsp-cache" / semantic.VECTOR_FILE)
     assert set(saved._vectors) == semantic.workspace_keys(state.load_folder(hybrid).index)

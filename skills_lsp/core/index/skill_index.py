@@ -190,6 +190,8 @@ class SkillIndex:
         self._derived: dict[str, Any] = {}
         # Re-entrant: building hybrid's search builds bm25f's and semantic's.
         self._derived_lock = threading.RLock()
+        # Where structures built from this index may be kept between runs (store.py); None: nowhere.
+        self.cache_dir: Path | None = None
 
     # the crate's API
     def is_empty(self) -> bool:
@@ -425,6 +427,18 @@ def load_workspace_index(
 ) -> SkillIndex:
     """Every skill of a workspace in one index: agentskills, adk-skill and convention files;
     without what `ignore` leaves out (`.gitignore`, the config's `exclude`, ...)."""
+    files = workspace_files(root, roots, max_depth, ignore)
+    docs = (read_workspace_document(Path(p), kind) for p, kind in files.items())
+    return SkillIndex(d for d in docs if d is not None)
+
+
+def workspace_files(
+    root: str | os.PathLike[str],
+    roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    ignore: IgnoreFilter | None = None,
+) -> dict[str, FileKind]:
+    """The files the workspace index reads, by normalised path, with their kinds."""
     found = discover_workspace(root, roots, max_depth, ignore)
     files = {os.path.normpath(f.path): f.kind for f in found}
     try:  # everything the crate itself indexes is in too (e.g. convention files in references/)
@@ -434,8 +448,7 @@ def load_workspace_index(
             files.setdefault(os.path.normpath(path), kind_of(path))
     except SkillError:
         pass
-    docs = (read_workspace_document(Path(p), kind) for p, kind in files.items())
-    return SkillIndex(d for d in docs if d is not None)
+    return files
 
 
 _ = discover_skill_files  # the crate's discovery, re-exported for callers of this module

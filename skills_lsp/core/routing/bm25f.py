@@ -24,6 +24,7 @@ without a rebuild, and the BM25F sum is computed with numpy at query time.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from array import array
@@ -35,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.index.store import read_frame, schema_key, write_frame
 from skills_lsp.core.routing.ranking import SlottedSearch, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 
@@ -261,7 +263,10 @@ class Bm25fParameters:
 
 
 FIELDS = ("name", "description", "tags", "body")
+TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
+SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
+_CHUNK = 1000  # documents per step of a bulk build (bounds its intermediate arrays)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -290,7 +295,14 @@ class Bm25fSearch(SlottedSearch):
         super().__init__(index)
 
     def _reset(self) -> None:
-        # term -> (slots, counts per field): raw counts, so nothing depends on averages at build
+        # The postings of a bulk build, compressed by term: term -> row; row r's postings are
+        # [indptr[r], indptr[r + 1]) of `_base_slots` (ascending) and of each field's counts.
+        self._vocabulary: dict[str, int] = {}
+        self._indptr: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(1, np.int64)
+        self._base_slots: np.ndarray[Any, np.dtype[np.int32]] = np.zeros(0, np.int32)
+        self._base_counts: np.ndarray[Any, np.dtype[np.uint16]] = np.zeros((len(FIELDS), 0), np.uint16)
+        # Documents added one at a time after it: term -> (slots, counts per field). Raw counts
+        # either way, so nothing depends on averages at build.
         self._postings: dict[str, tuple[array[int], list[array[int]]]] = {}
         self._lengths = [array("f") for _ in FIELDS]
         self._totals = [0.0 for _ in FIELDS]
@@ -301,8 +313,164 @@ class Bm25fSearch(SlottedSearch):
         self._norms: list[np.ndarray[Any, Any]] | None = None
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
+        if self._slots or len(docs) < 2:
+            for doc in docs:
+                self._add(doc)
+            return
+        if not self._load_saved(docs):
+            self._bulk_build(docs)
+            self._save(docs)
+
+    def _bulk_build(self, docs: list[SkillDocument]) -> None:
+        """Every document at once into the compressed postings, with the same counts, lengths and
+        slot order as adding them one by one. Python only splits each field into words and counts
+        them (regex and Counter, both in C); each distinct word becomes terms once per chunk of
+        documents; numpy does the rest. Chunks bound the memory of the intermediate arrays."""
         for doc in docs:
-            self._add(doc)
+            self._claim(doc)
+        vocabulary: dict[str, int] = {}
+        terms_of_word: dict[str, list[int]] = {}  # a word's term rows, across chunks
+        parts: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+        lengths = np.zeros((len(docs), len(FIELDS)), np.float64)
+        for start in range(0, len(docs), _CHUNK):
+            chunk = docs[start : start + _CHUNK]
+            term_rows, slots, counts = self._chunk_postings(chunk, start, vocabulary, terms_of_word, lengths)
+            parts.append((term_rows, slots, counts))
+        del terms_of_word
+        # Counting sort into the final arrays: a term's postings are its postings of each chunk
+        # in chunk order, so every term's slots stay ascending; each chunk is freed once placed.
+        per_term = np.zeros(len(vocabulary), np.int64)
+        for term_rows, _, _ in parts:
+            per_term += np.bincount(term_rows, minlength=len(vocabulary))
+        indptr = np.zeros(len(vocabulary) + 1, np.int64)
+        np.cumsum(per_term, out=indptr[1:])
+        total = int(indptr[-1])
+        base_slots = np.zeros(total, np.int32)
+        base_counts = np.zeros((len(FIELDS), total), np.uint16)
+        cursor = indptr[:-1].copy()
+        while parts:
+            term_rows, slots, counts = parts.pop(0)
+            first = np.searchsorted(term_rows, term_rows)  # each entry's term's first entry here
+            at = cursor[term_rows] + (np.arange(len(term_rows)) - first)
+            base_slots[at] = slots
+            base_counts[:, at] = counts
+            cursor += np.bincount(term_rows, minlength=len(vocabulary))
+        self._vocabulary = vocabulary
+        self._base_slots = base_slots
+        self._base_counts = base_counts
+        self._indptr = indptr
+        for f in range(len(FIELDS)):
+            self._lengths[f] = array("f", lengths[:, f].astype(np.float32).tobytes())
+            self._totals[f] = float(lengths[:, f].sum())
+
+    @staticmethod
+    def _chunk_postings(
+        docs: list[SkillDocument],
+        first_slot: int,
+        vocabulary: dict[str, int],
+        terms_of_word: dict[str, list[int]],
+        lengths: np.ndarray[Any, Any],
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """(term rows, slots, counts per field) of `docs`' postings, sorted by (term, slot);
+        their field lengths (in terms) go into `lengths`."""
+        n, n_fields = len(docs), len(FIELDS)
+        words: list[str] = []  # per (document, field): its distinct words ...
+        repeats: list[int] = []  # ... and how often each occurs
+        sizes: list[int] = []  # distinct words per (document, field), document-major
+        for doc in docs:
+            for field in FIELDS:
+                counted = Counter(_WORD.findall(_field_text(doc, field).casefold().replace("’", "'")))
+                words.extend(counted)
+                repeats.extend(counted.values())
+                sizes.append(len(counted))
+        # Each distinct word as its terms (none for a stop word, several for CJK).
+        distinct = {word: row for row, word in enumerate(dict.fromkeys(words))}
+        per_word = np.zeros(len(distinct), np.int64)
+        flat: list[int] = []
+        for row, word in enumerate(distinct):
+            found = terms_of_word.get(word)
+            if found is None:
+                found = terms_of_word[word] = [
+                    vocabulary.setdefault(term, len(vocabulary)) for term in _word_terms(word)
+                ]
+            per_word[row] = len(found)
+            flat.extend(found)
+        first_term = np.zeros(len(distinct) + 1, np.int64)
+        np.cumsum(per_word, out=first_term[1:])
+        word_rows = np.fromiter(map(distinct.__getitem__, words), np.int64, len(words))
+        del words, distinct
+        group = np.repeat(np.arange(n * n_fields, dtype=np.int64), np.asarray(sizes, np.int64))
+        repeat = np.asarray(repeats, np.int64)
+        per_entry = per_word[word_rows]
+        lengths[first_slot : first_slot + n] = np.bincount(
+            group, weights=repeat * per_entry, minlength=n * n_fields
+        ).reshape(n, n_fields)
+        # One entry per (word of a field, term of that word): a ragged gather.
+        source = np.repeat(np.arange(len(word_rows), dtype=np.int64), per_entry)
+        first_of_source = np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
+        offsets = np.arange(len(source), dtype=np.int64) - first_of_source
+        del first_of_source
+        term_of = np.asarray(flat, np.int64)[first_term[word_rows][source] + offsets]
+        del offsets, word_rows, per_entry
+        slot_of, field_of = np.divmod(group[source], n_fields)
+        # Sum the counts of words that became the same term, per (term, slot, field).
+        keys = (term_of * n + slot_of) * n_fields + field_of
+        del term_of, slot_of, field_of
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else keys
+        summed = np.add.reduceat(repeat[source][order], starts) if len(starts) else np.zeros(0, np.int64)
+        del order, source
+        pairs, fields_of = np.divmod(keys[starts], n_fields)  # pairs: term * n + slot, ascending
+        new_pair = np.concatenate(([True], pairs[1:] != pairs[:-1])) if len(pairs) else np.zeros(0, bool)
+        posting = np.cumsum(new_pair) - 1
+        unique = pairs[new_pair]
+        counts = np.zeros((n_fields, len(unique)), np.uint16)
+        counts[fields_of, posting] = np.minimum(summed, _MAX_COUNT)
+        term_rows, local = np.divmod(unique, n)
+        return term_rows.astype(np.int32), (local + first_slot).astype(np.int32), counts
+
+    def _state_key(self, docs: list[SkillDocument]) -> str:
+        """What saved postings must have been built from: these documents, in this order, split
+        into terms by this version of `terms`."""
+        digest = hashlib.sha256(repr((TERMS_VERSION, len(docs))).encode())
+        for doc in docs:
+            line = f"{doc.path}\0{doc.hash}\0{doc.kind.value}\0{doc.name}\0{doc.tags}\n"
+            digest.update(line.encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
+
+    def _load_saved(self, docs: list[SkillDocument]) -> bool:
+        """The postings saved for exactly these documents by an earlier run, if any (store.py)."""
+        if self.index.cache_dir is None:
+            return False
+        state = read_frame(self.index.cache_dir / SAVED_FILE, schema_key("bm25f"))
+        if not isinstance(state, dict) or state.get("key") != self._state_key(docs):
+            return False
+        for doc in docs:
+            self._claim(doc)
+        vocabulary: list[str] = state["vocabulary"]
+        self._vocabulary = {word: row for row, word in enumerate(vocabulary)}
+        self._indptr = state["indptr"]
+        self._base_slots = state["slots"]
+        self._base_counts = state["counts"]
+        for f in range(len(FIELDS)):
+            self._lengths[f] = array("f", state["lengths"][f].tobytes())
+        self._totals = list(state["totals"])
+        return True
+
+    def _save(self, docs: list[SkillDocument]) -> None:
+        if self.index.cache_dir is None:
+            return
+        state = {
+            "key": self._state_key(docs),
+            "vocabulary": list(self._vocabulary),
+            "indptr": self._indptr,
+            "slots": self._base_slots,
+            "counts": self._base_counts,
+            "lengths": [np.frombuffer(a, dtype=np.float32).copy() for a in self._lengths],
+            "totals": list(self._totals),
+        }
+        write_frame(self.index.cache_dir / SAVED_FILE, schema_key("bm25f"), state)
 
     def _add(self, doc: SkillDocument) -> None:
         slot = self._claim(doc)
@@ -356,8 +524,8 @@ class Bm25fSearch(SlottedSearch):
         cached = self._contributions.get(word)
         if cached is not None:
             return cached
-        entry = self._postings.get(word)
-        if entry is None:
+        all_slots, all_counts = self._posting(word)
+        if not len(all_slots):
             empty = (np.zeros(0, np.int32), np.zeros(0))
             return empty
         p = self.p
@@ -377,12 +545,11 @@ class Bm25fSearch(SlottedSearch):
                 if self._norms is None
                 else [np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)]
             )
-        slots = np.frombuffer(entry[0], dtype=np.int32)
-        live = np.frombuffer(self._alive, dtype=np.int8)[slots].astype(bool)
-        slots = slots[live]
+        live = np.frombuffer(self._alive, dtype=np.int8)[all_slots].astype(bool)
+        slots = all_slots[live]
         weighted = np.zeros(len(slots))
         for f in range(len(FIELDS)):
-            counts = np.frombuffer(entry[1][f], dtype=np.uint16)[live]
+            counts = all_counts[f][live]
             if counts.any():
                 weighted += weights[f] * counts / self._norms[f][slots]
         contribution = self._idf(len(slots)) * weighted / (p.k1 + weighted)
@@ -390,6 +557,23 @@ class Bm25fSearch(SlottedSearch):
             self._contributions.clear()
         self._contributions[word] = (slots, contribution)
         return slots, contribution
+
+    def _posting(
+        self, word: str
+    ) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]:
+        """Every slot holding `word` (dead ones too), ascending, and its counts per field."""
+        row = self._vocabulary.get(word)
+        extra = self._postings.get(word)
+        if row is not None:
+            start, end = int(self._indptr[row]), int(self._indptr[row + 1])
+            slots, counts = self._base_slots[start:end], self._base_counts[:, start:end]
+        else:
+            slots, counts = np.zeros(0, np.int32), np.zeros((len(FIELDS), 0), np.uint16)
+        if extra is not None:  # added after the bulk build: later slots, so still ascending
+            slots = np.concatenate((slots, np.frombuffer(extra[0], dtype=np.int32)))
+            more = np.stack([np.frombuffer(c, dtype=np.uint16) for c in extra[1]])
+            counts = np.concatenate((counts, more), axis=1)
+        return slots, counts
 
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Every slot's score (0..1) for `query`: see the module doc for the scale."""

@@ -22,6 +22,7 @@ from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limite
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.parallel import check_in_parallel
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import RuleContext, Target
 from skills_lsp.core.rules.suppress import Directive, parse_directives
@@ -417,24 +418,32 @@ def check_paths(
     profile: str | None = None,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    jobs: int = 1,
 ) -> CheckResult:
-    """Check every target. `cache_dir=None` disables the cache."""
+    """Check every target. `cache_dir=None` disables the cache. `jobs` > 1 checks files in that
+    many processes (parallel.py); the result is the same."""
     files, problems = expand_targets(targets, config)
     manifest, manifest_problems = load_manifest(workspace_root(targets, config), config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)
     named = result.named
     directives: dict[str, list[Directive]] = {}
-    total = len(files)
-    for index, item in enumerate(files, 1):
+
+    def check_one(item: SkillFile) -> tuple[FileCheck, dict[str, Any] | None]:
         checked = check_file(item, config, profile, cache, manifest)
+        return checked, cache.entries.get(item.path) if cache is not None else None
+
+    for item, (checked, entry) in zip(
+        files, check_in_parallel(files, check_one, jobs, progress), strict=True
+    ):
         result.findings.extend(checked.findings)
         result.cached += checked.cached
         named.append(checked.named)
         if checked.directives:
             directives[item.path] = checked.directives
-        if progress is not None and (index % 200 == 0 or index == total):
-            progress(index, total)
+        # A worker process wrote its entry into its own copy of the cache: copy it back.
+        if cache is not None and entry is not None and cache.entries.get(item.path) != entry:
+            cache.put(item.path, entry)
     result.findings.extend(workspace_findings(named, config, profile))
     result.findings = finish_all(result.findings, files, directives, config, profile)
     result.findings.sort(key=Finding.sort_key)

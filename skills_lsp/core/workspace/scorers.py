@@ -8,7 +8,9 @@ from pathlib import Path
 
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config
+from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.index.store import load_cached_workspace_index
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, prepare
 from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
@@ -46,6 +48,21 @@ def default_scorer(config: Config, index: SkillIndex) -> ScorerName:
     return "hybrid" if SCORERS["hybrid"].available() else FALLBACK
 
 
+def folder_cache_dir(config: Config, root: Path) -> Path:
+    """An editor folder's cache folder: the CLI's for the same folder (a config's folder, else
+    the git checkout's root, else the user's cache)."""
+    cache_config = config if config.source is not None else replace(config, root=None)
+    return default_cache_dir([root], cache_config)
+
+
+def load_folder_index(config: Config, root: Path, ignore: IgnoreFilter | None = None) -> SkillIndex:
+    """A folder's workspace index through the persistent store the CLI also uses, without what
+    `ignore` leaves out."""
+    return load_cached_workspace_index(
+        root, config.roots_for(root), config.max_depth, folder_cache_dir(config, root), ignore
+    )
+
+
 def warm_up(index: SkillIndex, config: Config, root: Path) -> list[ScorerName]:
     """Build the scorers a folder will use, and return their names. In a small workspace every
     scorer is built, so a hover can compare them all at once; in a large one (seconds each)
@@ -55,8 +72,7 @@ def warm_up(index: SkillIndex, config: Config, root: Path) -> list[ScorerName]:
     wanted = [chosen] + [name for name in SCORERS if name != chosen and len(index) <= PREPARE_ALL_UP_TO]
     keep_vectors = SCORERS[chosen].extra == "semantic"
     if keep_vectors:
-        cache_config = config if config.source is not None else replace(config, root=None)
-        VECTORS.attach(default_cache_dir([root], cache_config) / VECTOR_FILE)
+        VECTORS.attach(folder_cache_dir(config, root) / VECTOR_FILE)
     built: list[ScorerName] = []
     for name in wanted:
         try:

@@ -1,0 +1,259 @@
+"""The persistent workspace index: what `index`, `select`, `prompt`, `test`, `eval` and the
+language server read instead of parsing every skill again.
+
+Kept in the cache folder `check` uses (`default_cache_dir`), in a folder per workspace root
+(`store_dir`), one file per structure, each a frame:
+
+    MAGIC, key length (u32), key (the format, the package version and the document schema),
+    payload length (u64), SHA-256 of the payload, the payload (a pickle)
+
+A frame whose magic, key, length or checksum does not match is ignored and written again: a
+truncated, corrupt or foreign-version file is never trusted. The payload is read by an unpickler
+that only builds the few classes a frame holds (no arbitrary code from a file in the cache). Every
+write goes to a temporary file renamed into place, so a reader sees one whole frame or the
+previous one, and of two processes writing at once the last rename wins with a whole frame.
+
+The document store keys each file by its path, with its (size, mtime in ns, kind) stamp and the
+SHA-256 of its bytes: an unchanged stamp reuses the document without reading the file; a changed
+stamp with the same content reuses it too (only `last_modified` follows the new mtime). As in
+git's index, a file modified in the same clock tick as the previous save could keep its stamp, so
+stamps that recent are never trusted on their own: such a file is hashed again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+import pickle
+import struct
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skills_lsp._version import __version__
+from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
+from skills_lsp.core.files.ignore import IgnoreFilter
+from skills_lsp.core.index.skill_index import (
+    SkillDocument,
+    SkillIndex,
+    read_workspace_document,
+    workspace_files,
+)
+from skills_lsp.core.model import FileKind
+from skills_lsp.core.parse.frontmatter import read_limited
+
+MAGIC = b"SKLSPIX\x00"
+FORMAT = 1
+DOCUMENTS_FILE = "index-documents.bin"
+_HEADER = struct.Struct("<Q32s")
+_RACY_NS = 2_000_000_000  # stamps this close to the save are hashed again (see the module doc)
+
+# What a frame may hold besides builtins: documents, their kinds and paths, YAML dates, numpy arrays.
+_ALLOWED = {
+    ("skills_lsp.core.index.skill_index", "SkillDocument"),
+    ("skills_lsp.core.model", "FileKind"),
+    ("pathlib", "PosixPath"),
+    ("pathlib", "WindowsPath"),
+    ("pathlib", "Path"),
+    ("datetime", "date"),
+    ("datetime", "datetime"),
+    ("datetime", "timedelta"),
+    ("datetime", "timezone"),
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("builtins", "bytearray"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an index frame")
+        return super().find_class(module, name)
+
+
+def schema_key(kind: str) -> bytes:
+    """What a frame of `kind` must have been written by: this format, this package version and
+    the fields of a document (a development change of SkillDocument invalidates old frames)."""
+    fields = ",".join(f.name for f in dataclasses.fields(SkillDocument))
+    return f"{kind}/{FORMAT}/{__version__}/{fields}".encode()
+
+
+def read_frame(path: Path, key: bytes) -> Any | None:
+    """The payload of the frame at `path`, or None when it is missing, foreign or damaged. The
+    payload is checked, then unpickled, straight from the file (never held twice in memory)."""
+    try:
+        with open(path, "rb") as handle:
+            prefix = MAGIC + struct.pack("<I", len(key)) + key
+            if handle.read(len(prefix)) != prefix:
+                return None
+            header = handle.read(_HEADER.size)
+            if len(header) != _HEADER.size:
+                return None
+            length, digest = _HEADER.unpack(header)
+            start = handle.tell()
+            if os.fstat(handle.fileno()).st_size - start != length:
+                return None
+            sha = hashlib.sha256()
+            while chunk := handle.read(1 << 20):
+                sha.update(chunk)
+            if sha.digest() != digest:
+                return None
+            handle.seek(start)
+            return _Unpickler(handle).load()
+    except OSError:
+        return None
+    except Exception:  # a checksum-valid frame that still fails to load is as good as missing
+        return None
+
+
+class _HashingWriter:
+    """A file object that hashes and counts what is written through it (the pickle is streamed
+    to disk, never held whole in memory)."""
+
+    def __init__(self, handle: io.BufferedWriter) -> None:
+        self.handle = handle
+        self.sha = hashlib.sha256()
+        self.length = 0
+
+    def write(self, data: Any) -> int:  # bytes, or a PickleBuffer for a large array (protocol 5)
+        view = memoryview(data).cast("B")
+        self.sha.update(view)
+        self.length += view.nbytes
+        return self.handle.write(view)
+
+
+def write_frame(path: Path, key: bytes, payload: Any) -> bool:
+    """Write a frame atomically (temporary file + rename); False when the folder is not writable."""
+    prefix = MAGIC + struct.pack("<I", len(key)) + key
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        gitignore = path.parent / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(prefix + _HEADER.pack(0, bytes(32)))  # filled in once the payload is out
+                writer = _HashingWriter(handle)
+                pickle.dump(payload, writer, protocol=pickle.HIGHEST_PROTOCOL)
+                handle.seek(len(prefix))
+                handle.write(_HEADER.pack(writer.length, writer.sha.digest()))
+            os.replace(tmp, path)
+        except Exception:  # not writable, or not picklable: a slower next run, not an error
+            os.unlink(tmp)
+            return False
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+# One file's record: (size, mtime_ns, kind value, sha256 hex of its bytes or None, document or None)
+Record = tuple[int, int, str, str | None, SkillDocument | None]
+
+
+def _digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(read_limited(path)).hexdigest()
+    except OSError:
+        return None
+
+
+class DocumentStore:
+    """The documents of one workspace, by path, as last read (see the module doc)."""
+
+    def __init__(self, cache_dir: Path | None) -> None:
+        self.file = cache_dir / DOCUMENTS_FILE if cache_dir is not None else None
+        self.records: dict[str, Record] = {}
+        self.saved_ns = 0
+        if self.file is not None:
+            payload = read_frame(self.file, schema_key("documents"))
+            if isinstance(payload, dict) and isinstance(payload.get("records"), dict):
+                self.records = payload["records"]
+                self.saved_ns = int(payload.get("saved_ns", 0))
+        self.reused = 0
+        self.read = 0
+
+    def document(self, path: str, kind: FileKind) -> tuple[SkillDocument | None, Record | None]:
+        """The document of `path` (reused when unchanged) and its new record (None: unreadable)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None, None
+        size, mtime = info.st_size, info.st_mtime_ns
+        old = self.records.get(path)
+        if old is not None and old[2] == kind.value:
+            same_stamp = old[0] == size and old[1] == mtime
+            if same_stamp and mtime < self.saved_ns - _RACY_NS:
+                self.reused += 1
+                return old[4], old
+            digest = _digest(path)
+            if digest is not None and digest == old[3]:
+                self.reused += 1
+                doc = old[4]
+                if doc is not None and not same_stamp:
+                    seconds = mtime // 1_000_000_000
+                    doc = dataclasses.replace(doc, last_modified=seconds if mtime >= 0 else None)
+                return doc, (size, mtime, kind.value, digest, doc)
+        self.read += 1
+        doc = read_workspace_document(Path(path), kind)
+        digest = doc.hash if doc is not None else _digest(path)
+        return doc, (size, mtime, kind.value, digest, doc)
+
+    def save(self, records: dict[str, Record]) -> bool:
+        if self.file is None:
+            return False
+        self.records = records
+        self.saved_ns = time.time_ns()
+        return write_frame(
+            self.file, schema_key("documents"), {"records": records, "saved_ns": self.saved_ns}
+        )
+
+
+def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
+    """The folder, in a cache folder, of one workspace root's index: two roots that share a cache
+    folder (two folders of one git checkout) keep an index each instead of replacing each other's."""
+    resolved = os.path.realpath(root)
+    return cache_dir / f"index-{hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]}"
+
+
+def load_cached_workspace_index(
+    root: str | os.PathLike[str],
+    roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    cache_dir: Path | None = None,
+    ignore: IgnoreFilter | None = None,
+) -> SkillIndex:
+    """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
+    same index, reading only the files that changed since the last call, and saving the store
+    when anything did. The index remembers its folder there, where its scorers keep what they
+    build (`store_dir`)."""
+    if cache_dir is not None:
+        cache_dir = store_dir(cache_dir, root)
+    store = DocumentStore(cache_dir)
+    records: dict[str, Record] = {}
+    docs: list[SkillDocument] = []
+    for path, kind in workspace_files(root, roots, max_depth, ignore).items():
+        doc, record = store.document(path, kind)
+        if record is not None:
+            records[path] = record
+        if doc is not None:
+            docs.append(doc)
+    if store.read or records.keys() != store.records.keys():
+        store.save(records)
+    index = SkillIndex(docs)
+    index.cache_dir = cache_dir
+    return index

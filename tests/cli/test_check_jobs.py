@@ -1,0 +1,70 @@
+"""`check --jobs`: files checked in several processes give byte-identical output, and the cache
+they fill is the one a single process fills."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skills_lsp.core.rules.parallel import MIN_FILES_PER_JOB
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("jobs") / "ws"
+    skills = str(3 * MIN_FILES_PER_JOB)  # enough files for three workers
+    subprocess.run(
+        [sys.executable, str(BENCHMARKS / "generate_workspace.py"), str(root), "--skills", skills],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return root
+
+
+def check(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "skills_lsp", "check", str(workspace), "--exit-zero", *args],
+        capture_output=True,
+        timeout=600,
+        check=True,
+    )
+
+
+@pytest.mark.parametrize("output", ["json", "text"])
+def test_jobs_1_and_jobs_n_give_byte_identical_output(workspace: Path, output: str) -> None:
+    one = check(workspace, "--format", output, "--no-cache", "--jobs", "1").stdout
+    three = check(workspace, "--format", output, "--no-cache", "--jobs", "3").stdout
+    assert one == three
+    if output == "json":
+        assert len(json.loads(one)) > 50  # real findings (the generator's mistakes)
+
+
+def test_a_cache_filled_by_workers_serves_a_single_process(workspace: Path, tmp_path: Path) -> None:
+    cold = check(workspace, "--format", "json", "--no-cache", "--jobs", "1").stdout
+    cache = tmp_path / "cache"
+    filled = check(workspace, "--format", "json", "--cache-dir", str(cache), "--jobs", "3").stdout
+    entries = json.loads((cache / "check.json").read_text(encoding="utf-8"))["entries"]
+    assert len(entries) >= 3 * MIN_FILES_PER_JOB
+    for path, entry in entries.items():  # each file's entry, filed under that file
+        assert entry["key"].split(":")[0] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    warm = check(workspace, "--format", "json", "--cache-dir", str(cache), "--jobs", "1").stdout
+    assert cold == filled == warm
+
+
+def test_jobs_must_be_positive(workspace: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "skills_lsp", "check", str(workspace), "--jobs", "0"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 2 and "--jobs must be 1 or more" in done.stderr

@@ -1,0 +1,322 @@
+"""The persistent workspace index (core/index/store.py): a warm load equals a fresh build after any
+edits; damaged, foreign or concurrently written frames are rebuilt, never trusted; the saved bm25f
+postings give the scores of a fresh build."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skills_lsp.core.index import store
+from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
+from skills_lsp.core.index.store import (
+    DOCUMENTS_FILE,
+    DocumentStore,
+    load_cached_workspace_index,
+    read_frame,
+    schema_key,
+    write_frame,
+)
+from skills_lsp.core.routing import bm25f
+from skills_lsp.core.routing.bm25f import SAVED_FILE, Bm25fSearch
+
+WORDS = ["invoice", "invoices", "pdf", "forms", "weather", "git", "release", "notes", "sql", "数据库"]
+
+
+def skill(name: str, description: str, body: str = "") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n{body}\n"
+
+
+def make_workspace(root: Path, count: int = 6) -> None:
+    for i in range(count):
+        write_skill(root, f"s{i}", skill(f"s{i}", f"{WORDS[i % len(WORDS)]} helper {i}", " ".join(WORDS[:i])))
+    flat = root / ".skills" / "flat.md"
+    flat.parent.mkdir(parents=True, exist_ok=True)
+    flat.write_text(skill("flat", "a flat adk skill", "git release notes"), encoding="utf-8")
+
+
+def write_skill(root: Path, name: str, text: str | bytes) -> Path:
+    path = root / "skills" / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def age(cache: Path) -> None:
+    """Make every stamp old enough to be trusted without hashing (as a store saved long ago)."""
+    frame = store_of(cache) / DOCUMENTS_FILE
+    payload = read_frame(frame, schema_key("documents"))
+    assert payload is not None
+    payload["saved_ns"] += 10**12
+    assert write_frame(frame, schema_key("documents"), payload)
+
+
+def load(root: Path, cache: Path) -> SkillIndex:
+    return load_cached_workspace_index(root, cache_dir=cache)
+
+
+def store_of(cache: Path) -> Path:
+    """The one workspace folder a test's cache holds."""
+    (folder,) = [p for p in cache.iterdir() if p.is_dir()]
+    return folder
+
+
+def test_warm_load_reuses_every_unchanged_document(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    first = load(root, cache)
+    assert first == load_workspace_index(root)
+    assert (store_of(cache) / DOCUMENTS_FILE).is_file() and (store_of(cache) / ".gitignore").is_file()
+    age(cache)
+    warm = DocumentStore(store_of(cache))
+    for doc in first:
+        warm.document(os.path.normpath(doc.path), doc.kind)
+    assert (warm.reused, warm.read) == (len(first), 0)
+    assert load(root, cache) == first
+
+
+def test_touched_file_with_the_same_content_is_not_parsed_again(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    load(root, cache)
+    age(cache)
+    path = root / "skills" / "s1" / "SKILL.md"
+    os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+    warm = DocumentStore(store_of(cache))
+    doc, record = warm.document(os.path.normpath(path), first_kind(root, path))
+    assert (warm.reused, warm.read) == (1, 0)
+    assert doc is not None and doc.last_modified == 1_000_000_000 and record is not None
+    assert load(root, cache) == load_workspace_index(root)
+
+
+def first_kind(root: Path, path: Path):  # type: ignore[no-untyped-def]
+    doc = load_workspace_index(root).find_by_path(path)
+    assert doc is not None
+    return doc.kind
+
+
+# An edit: (skill number, new content or None to delete, or bytes that are no usable skill)
+edits = st.lists(
+    st.tuples(
+        st.integers(0, 7),
+        st.one_of(
+            st.none(),
+            st.just(b"\xff\xfe not utf-8"),
+            st.just("no frontmatter at all"),
+            st.tuples(st.sampled_from(WORDS), st.lists(st.sampled_from(WORDS), max_size=6)).map(
+                lambda t: (t[0], " ".join(t[1]))
+            ),
+        ),
+        st.booleans(),  # keep the old mtime (a same-size edit inside one clock tick)
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(edits, st.booleans())
+def test_warm_index_equals_a_fresh_build_after_edits(  # type: ignore[no-untyped-def]
+    tmp_path_factory: pytest.TempPathFactory, script, aged
+) -> None:
+    """`aged`: the store was saved long ago, so unchanged stamps are trusted without hashing,
+    and every edit moves the mtime (as time passing does); else every edit lands in the same
+    clock tick as the save, the case where only hashing can tell."""
+    tmp = tmp_path_factory.mktemp("store")
+    root, cache = tmp / "ws", tmp / "cache"
+    make_workspace(root)
+    load(root, cache)
+    tick = 10**18
+    for number, change, keep_mtime in script:
+        if aged:
+            age(cache)
+            keep_mtime = False
+        path = root / "skills" / f"s{number}" / "SKILL.md"
+        before = path.stat() if path.exists() else None
+        if change is None:
+            if path.exists():
+                path.unlink()
+        elif isinstance(change, tuple):
+            word, body = change
+            write_skill(root, f"s{number}", skill(f"s{number}", f"{word} helper", body))
+        else:
+            write_skill(root, f"s{number}", change)
+        if keep_mtime and before is not None and path.exists():
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        elif aged and path.exists():
+            tick += 10**9
+            os.utime(path, ns=(tick, tick))
+        warm = load(root, cache)
+        assert warm == load_workspace_index(root)
+        assert [d.to_json() for d in warm] == [d.to_json() for d in load_workspace_index(root)]
+
+
+def damage(frame: Path, how: str) -> None:
+    data = frame.read_bytes()
+    if how == "truncated":
+        frame.write_bytes(data[: len(data) // 2])
+    elif how == "flipped":
+        frame.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+    elif how == "empty":
+        frame.write_bytes(b"")
+    elif how == "garbage":
+        frame.write_bytes(os.urandom(len(data)))
+    elif how == "foreign-version":
+        key = schema_key("documents").replace(b"/", b"/0.0.0-other/", 1)
+        at = len(store.MAGIC)
+        (length,) = struct.unpack_from("<I", data, at)
+        frame.write_bytes(data[:at] + struct.pack("<I", len(key)) + key + data[at + 4 + length :])
+    else:  # a valid frame whose payload names a class the store never holds
+        write_frame(frame, schema_key("documents"), {"records": {"x": os.system}, "saved_ns": 0})
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped", "empty", "garbage", "foreign-version", "hostile"])
+def test_damaged_store_is_rebuilt_never_trusted(tmp_path: Path, how: str) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    load(root, cache)
+    age(cache)
+    # Change a file behind the store's back without changing its stamp: a trusted store would
+    # keep the old document; a rebuilt one reads the new content.
+    path = root / "skills" / "s2" / "SKILL.md"
+    info = path.stat()
+    text = path.read_text(encoding="utf-8").replace("helper", "HELPER")
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    damage(store_of(cache) / DOCUMENTS_FILE, how)
+    assert DocumentStore(store_of(cache)).records == {}
+    assert load(root, cache) == load_workspace_index(root)
+    assert read_frame(store_of(cache) / DOCUMENTS_FILE, schema_key("documents")) is not None  # anew
+
+
+def test_version_change_rebuilds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    load(root, cache)
+    assert DocumentStore(store_of(cache)).records
+    monkeypatch.setattr(store, "__version__", "999.0.0")
+    assert DocumentStore(store_of(cache)).records == {}
+    assert load(root, cache) == load_workspace_index(root)
+    assert DocumentStore(store_of(cache)).records  # saved under the new version
+
+
+def _write_many(frame: str, marker: int) -> None:
+    for i in range(30):
+        assert write_frame(Path(frame), b"test", {"marker": marker, "round": i, "fill": "x" * 200_000})
+
+
+def test_two_writers_at_once_leave_one_whole_frame(tmp_path: Path) -> None:
+    frame = tmp_path / "cache" / "frame.bin"
+    context = multiprocessing.get_context("spawn")
+    writers = [context.Process(target=_write_many, args=(str(frame), n)) for n in (1, 2)]
+    seen: set[int] = set()
+    for w in writers:
+        w.start()
+    while any(w.is_alive() for w in writers):
+        payload = read_frame(frame, b"test")  # a reader meanwhile sees a whole frame or none
+        if payload is not None:
+            assert payload["fill"] == "x" * 200_000
+            seen.add(payload["marker"])
+    for w in writers:
+        w.join()
+        assert w.exitcode == 0
+    final = read_frame(frame, b"test")
+    assert final is not None and final["round"] == 29 and final["marker"] in (1, 2)
+    assert not [p for p in frame.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_large_arrays_and_unpicklable_payloads(tmp_path: Path) -> None:
+    frame = tmp_path / "frame.bin"
+    big = np.arange(3_000_000, dtype=np.int64)  # written out of band by pickle protocol 5
+    assert write_frame(frame, b"k", {"big": big, "small": np.zeros(3, np.uint16)})
+    loaded = read_frame(frame, b"k")
+    assert loaded is not None and np.array_equal(loaded["big"], big) and loaded["small"].dtype == np.uint16
+    assert not write_frame(frame, b"k", {"lambda": lambda: 1})  # not picklable: no frame, no crash
+    assert read_frame(frame, b"k") is not None  # the previous frame is still there
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "frame.bin"]  # no temp file left
+
+
+def test_two_roots_sharing_a_cache_folder_keep_an_index_each(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    make_workspace(tmp_path / "ws" / "a", 3)
+    make_workspace(tmp_path / "ws" / "b", 5)
+    for root in (tmp_path / "ws" / "a", tmp_path / "ws" / "b", tmp_path / "ws"):
+        assert load(root, cache) == load_workspace_index(root)
+    folders = [p for p in cache.iterdir() if p.is_dir()]
+    assert len(folders) == 3 and all((p / DOCUMENTS_FILE).is_file() for p in folders)
+
+
+def test_unwritable_cache_still_gives_the_index(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    assert load(root, blocker / "cache") == load_workspace_index(root)
+
+
+def bm25f_scores(search: Bm25fSearch, queries: list[str]) -> dict[str, dict[str, float]]:
+    """Each query's score per document path (slot order may differ between builds)."""
+    result: dict[str, dict[str, float]] = {}
+    for query in queries:
+        scores = search.scores(query)
+        slots = enumerate(search.documents())
+        result[query] = {str(doc.path): float(scores[slot]) for slot, doc in slots if doc is not None}
+    return result
+
+
+QUERIES = ["invoice pdf", "git release notes", "weather", "数据库 sql", "nothing matches zzz"]
+
+
+def test_saved_bm25f_postings_score_as_a_fresh_build(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    fresh = Bm25fSearch(load_workspace_index(root))
+    built = Bm25fSearch(load(root, cache))  # builds and saves
+    assert (store_of(cache) / SAVED_FILE).is_file()
+    loaded_index = load(root, cache)
+    loaded = Bm25fSearch(loaded_index)  # loads
+    assert loaded._vocabulary == built._vocabulary
+    assert bm25f_scores(loaded, QUERIES) == bm25f_scores(fresh, QUERIES)
+    # ... and follows edits like a fresh build
+    edited = write_skill(root, "s3", skill("s3", "invoice weather", "sql sql sql"))
+    loaded_index.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
+    assert bm25f_scores(loaded, QUERIES) == bm25f_scores(Bm25fSearch(load_workspace_index(root)), QUERIES)
+
+
+def test_bm25f_postings_of_other_documents_are_not_used(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    Bm25fSearch(load(root, cache))
+    saved = (store_of(cache) / SAVED_FILE).read_bytes()
+    write_skill(root, "s4", skill("s4", "release weather", "pdf"))
+    rebuilt = Bm25fSearch(load(root, cache))
+    assert (store_of(cache) / SAVED_FILE).read_bytes() != saved
+    assert bm25f_scores(rebuilt, QUERIES) == bm25f_scores(Bm25fSearch(load_workspace_index(root)), QUERIES)
+    (store_of(cache) / SAVED_FILE).write_bytes(saved[:100])  # truncated: rebuilt, same scores
+    again = Bm25fSearch(load(root, cache))
+    assert bm25f_scores(again, QUERIES) == bm25f_scores(rebuilt, QUERIES)
+
+
+@pytest.mark.parametrize("chunk", [2, 3, 1000])
+def test_bulk_build_equals_adding_one_by_one(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    monkeypatch.setattr(bm25f, "_CHUNK", chunk)  # several chunks: their postings merge in order
+    index = load_workspace_index(Path(__file__).resolve().parents[2] / "examples")
+    bulk = Bm25fSearch(index)
+    assert len(index) > 2 * chunk or chunk == 1000
+    one_by_one = Bm25fSearch(SkillIndex())
+    for doc in index:
+        one_by_one.index.upsert(doc)
+    queries = ["pdf form", "release notes", "weather forecast", "sql query", "the"]
+    for query in queries:
+        assert np.array_equal(bulk.scores(query), one_by_one.scores(query))
+    assert pickle.loads(pickle.dumps(bulk._base_counts)).dtype == np.uint16
