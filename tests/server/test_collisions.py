@@ -200,3 +200,20 @@ async def test_the_listing_budget_is_a_live_diagnostic(client: LanguageClient, w
         assert found[0].range == last.range(long)
         last.replace(long, "Handles one short task.")
         assert claude(await last.diagnostics(until=lambda ds: not claude(ds))) == []
+
+
+async def test_the_description_hover_shows_only_the_runtimes_of_the_files_profile(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """A skill in `.github/skills/` has the vscode-copilot profile: its hover speaks of VS Code
+    Copilot only, as SK703 does, not of every runtime."""
+    name = unique("zz-copilot")
+    text = f"---\nname: {name}\ndescription: Plans vegetable gardens month by month.\n---\n# Garden\n"
+    async with opened(client, workspace / ".github" / "skills" / name / "SKILL.md", text) as doc:
+        result = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc.uri), doc.position("Plans vegetable", after=2))
+        )
+        assert result is not None and isinstance(result.contents, types.MarkupContent)
+        hover = result.contents.value
+        assert "VS Code Copilot: " in hover and "(no documented limit)" in hover
+        assert "Claude Code" not in hover and "Codex" not in hover

@@ -13,7 +13,7 @@ documented policy over a workspace's skills (docs/budgets.md cites every figure)
 - Codex: "at most 2% of the model context window, or 8,000 characters when the context window is
   unknown"; it shortens descriptions first (characters shared out round-robin, so a short
   description keeps all of its own), then omits skills.
-- Gemini CLI and ADK document no cap: their listing is shown whole.
+- Gemini CLI, ADK and VS Code Copilot document no cap: their listing is shown whole.
 
 Pure arithmetic on names and descriptions, so the workspace rule (SK703), the hover on
 `description` and `skills-lsp budget` all give the same answer.
@@ -119,14 +119,37 @@ RUNTIMES: dict[str, Runtime] = {
             "https://google.github.io/adk-docs/skills",
             "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n</skill>\n",
         ),
+        Runtime(
+            "vscode-copilot",
+            "VS Code Copilot",
+            Strategy.UNLIMITED,
+            None,
+            None,
+            None,
+            # "Copilot always knows which skills are available by reading their name and
+            # description": no cap, and no documented form of the listing (counted in the open
+            # standard's `<available_skills>` form).
+            "https://code.visualstudio.com/docs/copilot/customization/agent-skills#_how-copilot-uses-skills",
+            "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n"
+            "<location>\n{path}\n</location>\n</skill>\n",
+        ),
     )
 }
 
-# The runtimes whose budget a profile's skills are checked against (SK703 and the hover).
+# The runtimes whose budget a profile's skills are checked against (SK703 and the hover), for
+# every profile (tests/core/test_listing.py checks): an empty tuple means no runtime's listing
+# applies (skills-ref and adk-rust are validators and a lexical router, not a model's listing;
+# conventions are always-on instructions, never listed).
 PROFILE_RUNTIMES: dict[str, tuple[str, ...]] = {
-    "claude-code": ("claude-code",),
     "agentskills": ("claude-code", "codex"),
+    "skills-ref": (),
+    "adk-rust": (),
+    "claude-code": ("claude-code",),
     "adk": ("adk",),
+    "codex": ("codex",),
+    "gemini-cli": ("gemini-cli",),
+    "vscode-copilot": ("vscode-copilot",),
+    "convention": (),
 }
 
 

@@ -89,7 +89,7 @@ def failing_test_query(run: RoutingRun) -> Iterator[Report]:
     Severity.WARNING,
     "A runtime's skill listing cuts this skill's description, or leaves the skill out",
     target=Target.WORKSPACE,
-    profiles=tuple(PROFILE_RUNTIMES),
+    profiles=tuple(profile for profile, runtimes in PROFILE_RUNTIMES.items() if runtimes),
 )
 def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSkill, Report]]:
     """Runtimes list every skill's name and description for the model to choose from, within a
@@ -98,7 +98,8 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
     window or 8,000 characters, descriptions shortened first, then skills left out. A skill whose
     description is cut is chosen on whatever is left of it. Shorten the descriptions (front-load
     the use case), or split the workspace. Checked against the runtimes of the skill's profile:
-    `claude-code` against Claude Code, `agentskills` against Claude Code and Codex;
+    `agentskills` against Claude Code and Codex, `claude-code`, `codex`, `gemini-cli`, `adk` and
+    `vscode-copilot` against their own runtime (the last three document no cap);
     `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
     listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
     # Codex writes each skill's absolute path into its entry: count it as such.
