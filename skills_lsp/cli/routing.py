@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from skills_lsp.cli.common import UsageError, display, keep_vectors, workspace_of
+from skills_lsp.cli.common import UsageError, add_root, display, keep_vectors, workspace_of
 from skills_lsp.core.routing.scorer import SCORERS
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def register(sub: Subparsers) -> None:
 
 def _add_overlap(sub: Subparsers) -> None:
     overlap = sub.add_parser("overlap", help="list pairs of skills that compete for the same requests")
-    overlap.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    add_root(overlap)
     overlap.add_argument(
         "--scorer",
         choices=tuple(SCORERS),

@@ -133,3 +133,37 @@ def test_eval_counts_should_not_trigger_as_false_accepts(tmp_path: Path) -> None
     (report,) = json.loads(out)["scorers"]
     assert report["answerable"] == 1 and report["top1_accuracy"] == 1.0
     assert report["none_cases"] == 2 and report["none_false_accept_rate"] == 0.5
+
+
+def test_budget_and_overlap_take_root_as_select_test_and_eval_do(tmp_path: Path) -> None:
+    crowded(tmp_path)
+    positional = run("budget", str(tmp_path), "--runtime", "claude-code")
+    assert run("budget", "--root", str(tmp_path), "--runtime", "claude-code") == positional
+    assert positional[0] == 1
+    code, out, _ = run("overlap", "--root", str(tmp_path), "--scorer", "bm25f")
+    assert (code, out) == run("overlap", str(tmp_path), "--scorer", "bm25f")[:2]
+    assert out.splitlines()[-1].endswith("among 40 skills (bm25f scorer)")
+    code, _, err = run("overlap", str(tmp_path), "--root", str(tmp_path / "skills"))
+    assert code == 2 and "two workspace folders" in err
+
+
+def test_select_help_names_the_scorer_not_adk_skill() -> None:
+    import contextlib
+
+    from skills_lsp.cli import build_parser
+
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), contextlib.suppress(SystemExit):
+        build_parser().parse_args(["select", "--help"])
+    assert "as adk-skill scores them" not in help_text.getvalue()
+    assert "with the workspace's scorer (or --scorer)" in " ".join(help_text.getvalue().split())
+    assert "as adk-skill scores them" not in build_parser().format_help()
+
+
+def test_check_warns_that_sk704_runs_in_the_editor_and_overlap(tmp_path: Path) -> None:
+    skill(tmp_path, "weather", WEATHER)
+    code, _, err = run("check", str(tmp_path), "--no-cache", "--extend-select", "SK704")
+    assert code == 0
+    assert "warning: --extend-select SK704: SK704 runs in the editor" in err
+    assert "`skills-lsp overlap`" in err
+    assert run("check", str(tmp_path), "--no-cache")[2] == ""
