@@ -176,6 +176,7 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from skills_lsp.core.index.skill_index import load_workspace_index
+    from skills_lsp.core.model import Severity
     from skills_lsp.core.routing.evaluation import calibrate, evaluate, format_threshold
     from skills_lsp.core.routing.queries import load_query_file
 
@@ -196,7 +197,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"test-query file not found: {query_file}")
     cases, problems = load_query_file(query_file)
     for p in problems:
-        err.write(f"{display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
+        line, col = p.range.start.line + 1, p.range.start.character + 1
+        err.write(f"{display(p.path)}:{line}:{col}: {p.code} {p.message}\n")
+    if any(p.severity is Severity.ERROR for p in problems):
+        # Measuring what is left of a broken file would report figures for cases nobody wrote.
+        err.write(
+            f"skills-lsp: error: {display(str(query_file))} has errors (above); nothing was evaluated\n"
+        )
+        return 2
     index = load_workspace_index(root, config.roots_for(root), config.max_depth, config.ignore_filter(root))
     keep_vectors(args, scorers)
     evaluated = [evaluate(index, cases, scorer) for scorer in scorers]

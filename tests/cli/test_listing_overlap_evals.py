@@ -167,3 +167,36 @@ def test_check_warns_that_sk704_runs_in_the_editor_and_overlap(tmp_path: Path) -
     assert "warning: --extend-select SK704: SK704 runs in the editor" in err
     assert "`skills-lsp overlap`" in err
     assert run("check", str(tmp_path), "--no-cache")[2] == ""
+
+
+def test_eval_stops_with_status_2_and_positions_on_malformed_trigger_evals(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    evals.write_text("{", encoding="utf-8")
+    code, out, err = run("eval", str(evals), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 2 and out == ""
+    assert f"{evals}:1:2: SK003 Invalid JSON" in err
+    evals.write_text('[\n  {"query": "make a PDF report", "should_trigger": "yes"}\n]\n', encoding="utf-8")
+    code, out, err = run("eval", str(evals), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 2 and out == ""
+    assert f"{evals}:2:52: SK003 `should_trigger` must be true or false." in err
+
+
+def test_test_reads_trigger_evals_under_any_file_name(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    other = write(tmp_path / "skills" / "pdf-report" / "evals" / "more-evals.json", evals.read_text("utf-8"))
+    code, out, _ = run("test", str(other), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 1 and out.endswith("2 passed, 1 failed\n")
+    assert "{'query'" not in out and "[{" not in out
+    # Outside a skill's folder no skill is under test: said plainly, without the file's contents.
+    stray = write(tmp_path / "some" / "other-name.json", evals.read_text("utf-8"))
+    code, out, _ = run("test", str(stray), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code != 0 and "evals/` folder" in out
+    assert "{'query'" not in out and "make a PDF report" not in out
+
+
+def test_a_query_file_of_the_wrong_shape_is_described_not_printed(tmp_path: Path) -> None:
+    skill(tmp_path, "weather", WEATHER)
+    queries = write(tmp_path / "queries.json", '["will it rain in Paris tomorrow", "and in Rome"]\n')
+    code, out, _ = run("test", str(queries), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code != 0 and "SK003" in out
+    assert "Paris" not in out and "cases" in out
