@@ -183,12 +183,15 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
 
     def run() -> CheckResult:
+        from skills_lsp.core.routing.queries import query_file_problems
+
         return check_paths(
             targets,
             config=config,
             profile=args.profile,
             cache_dir=cache_dir,
             progress=progress if show_progress else None,
+            workspace_files=lambda root, files: query_file_problems(root, config.query_file, files),
         )
 
     result = run()

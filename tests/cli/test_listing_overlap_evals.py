@@ -200,3 +200,19 @@ def test_a_query_file_of_the_wrong_shape_is_described_not_printed(tmp_path: Path
     code, out, _ = run("test", str(queries), "--root", str(tmp_path), "--scorer", "bm25f")
     assert code != 0 and "SK003" in out
     assert "Paris" not in out and "cases" in out
+
+
+def test_check_reports_broken_query_and_trigger_eval_files_with_positions(tmp_path: Path) -> None:
+    """pre-commit and the Action run `check`: a query file the editor marks SK003 must fail there too."""
+    evals = _evals(tmp_path)
+    code, out, _ = run("check", str(tmp_path), "--no-cache")
+    assert "SK003" not in out  # valid files: checked, not scored (no SK702 from check)
+    evals.write_text('[\n  {"query": "make a PDF report", "should_trigger": "yes"}\n]\n', encoding="utf-8")
+    broken = "cases:\n  - query: will it rain\n    expect: [weather\n"
+    queries = write(tmp_path / "skill-queries.yaml", broken)
+    code, out, _ = run("check", str(tmp_path), "--no-cache")
+    assert code == 1
+    assert f"{evals}:2:52: SK003 [error] `should_trigger` must be true or false." in out
+    assert f"{queries}:4:1: SK003 [error] Invalid YAML" in out and out.count("SK003") == 2
+    code, out, _ = run("check", str(tmp_path), "--no-cache", "--ignore", "SK003")
+    assert "SK003" not in out

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from skills_lsp.core import schema
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillIndex, parsed_from_document
-from skills_lsp.core.model import Finding, Problem, Range, Severity
+from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
@@ -201,6 +201,24 @@ def load_query_file(path: str | Path) -> tuple[list[QueryCase], list[Finding]]:
         message = f"Cannot read the test-query file: {exc}."
         return [], file_findings(file, [Problem(QUERIES_PROBLEM, message, Range.point(0, 0))])
     return parse_query_file(text, str(file))
+
+
+def query_file_problems(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Finding]:
+    """SK003 of the workspace's test-query file (when there is one) and of each checked skill's
+    `evals/eval_queries.json`: what `check` reports of them, as the editor does (no scoring:
+    whether the cases pass is `skills-lsp test`'s question)."""
+    paths = [root / query_file]
+    for item in files:
+        if item.kind is FileKind.AGENT_SKILL:
+            paths.append(Path(item.path).parent / "evals" / EVAL_QUERIES_FILE)
+    found: list[Finding] = []
+    seen: set[Path] = set()
+    for path in paths:
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        found.extend(load_query_file(path)[1])
+    return found
 
 
 def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Finding]]:

@@ -410,6 +410,10 @@ def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config)
     return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
 
 
+# Findings of files of the workspace that are not skills, given its root and checked files.
+WorkspaceFiles = Callable[[Path, Sequence[SkillFile]], list[Finding]]
+
+
 def check_paths(
     targets: Sequence[str | os.PathLike[str]],
     *,
@@ -417,12 +421,20 @@ def check_paths(
     profile: str | None = None,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    workspace_files: WorkspaceFiles | None = None,
 ) -> CheckResult:
-    """Check every target. `cache_dir=None` disables the cache."""
+    """Check every target. `cache_dir=None` disables the cache. `workspace_files` checks the
+    files beside the skills that a later stage reads (test queries, trigger evals)."""
     files, problems = expand_targets(targets, config)
-    manifest, manifest_problems = load_manifest(workspace_root(targets, config), config)
+    root = workspace_root(targets, config)
+    manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)
+    if workspace_files is not None:
+        for finding in workspace_files(root, files):
+            chosen = resolve_profile(finding.path, kind_of(Path(finding.path)), profile, config)
+            if any(rule.code == finding.code for rule in enabled_rules(chosen, config)):
+                result.findings.append(finding)
     named = result.named
     directives: dict[str, list[Directive]] = {}
     total = len(files)
