@@ -51,12 +51,19 @@ def cmd_overlap(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from skills_lsp.core.routing.overlap import CLOSE, overlapping_pairs
     from skills_lsp.core.rules.workspace import competing_descriptions
     from skills_lsp.core.workspace.scorers import default_scorer
+    from skills_lsp.core.workspace.settings import unknown_overlap_names
 
     close = CLOSE if args.close is None else args.close
     if not 0.0 < close <= 1.0:
         raise UsageError("--close takes a ratio above 0 and at most 1, e.g. 0.9")
     root, config = workspace_of(args)
     index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    for problem in unknown_overlap_names(config, {d.name for d in index}):
+        start = problem.range.start
+        err.write(
+            f"{display(problem.path)}:{start.line + 1}:{start.character + 1}: {problem.code} "
+            f"[{problem.severity.label}] {problem.message}\n"
+        )
     scorer = args.scorer or default_scorer(config, index)
     keep_vectors(args, [scorer])
     pairs = overlapping_pairs(index, scorer, config.accepted_overlaps(), close)

@@ -32,7 +32,7 @@ from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, warm_up
-from skills_lsp.core.workspace.settings import load_config
+from skills_lsp.core.workspace.settings import load_config, unknown_overlap_names
 
 # How long a lens or hover request scores test queries before it lets the event loop read a cancel.
 RESULTS_STEP_SECONDS = 0.02
@@ -274,6 +274,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     ignore = config.ignore_filter(root)
     index = load_workspace_index(root, config.roots_for(root), config.max_depth, ignore)
     warm_up(index, config, root)
+    problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
     cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])

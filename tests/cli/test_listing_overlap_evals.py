@@ -216,3 +216,16 @@ def test_check_reports_broken_query_and_trigger_eval_files_with_positions(tmp_pa
     assert f"{queries}:4:1: SK003 [error] Invalid YAML" in out and out.count("SK003") == 2
     code, out, _ = run("check", str(tmp_path), "--no-cache", "--ignore", "SK003")
     assert "SK003" not in out
+
+
+def test_overlap_reports_unknown_names_in_the_config_as_sk001(tmp_path: Path) -> None:
+    skill(tmp_path, "pdf-report", REPORT)
+    skill(tmp_path, "weather", WEATHER)
+    config = write(tmp_path / "skills-lsp.toml", 'scorer = "bm25f"\noverlap = [["weather", "pdf-reprot"]]\n')
+    code, out, err = run("overlap", str(tmp_path))
+    assert code == 0 and out.endswith("(bm25f scorer, 1 accepted in the config)\n")
+    assert err == (
+        f"{config}:2:24: SK001 [error] `overlap`: no skill named `pdf-reprot`; did you mean `pdf-report`?\n"
+    )
+    write(config, 'scorer = "bm25f"\noverlap = [["weather", "pdf-report"]]\n')
+    assert run("overlap", str(tmp_path))[2] == ""
