@@ -132,7 +132,7 @@ class Folder:
         if cached is not None and cached[0] == version:
             return cached[1]
         others = [
-            ListedSkill(d.name, d.description, os.path.abspath(d.path))
+            ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use)
             for d in self.index
             if d.kind is not FileKind.CONVENTION and os.path.normpath(d.path) != key
         ]

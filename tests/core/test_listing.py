@@ -180,3 +180,38 @@ def test_vscode_copilot_documents_no_cap() -> None:
     listing = fit_listing(RUNTIMES["vscode-copilot"], skills(400, 1000))
     assert listing.budget is None and not listing.cut
     assert "code.visualstudio.com" in RUNTIMES["vscode-copilot"].docs
+
+
+WHEN = "Use when the user asks for a quarterly report of the sales figures."
+
+
+def _with_when_to_use(root: Path, count: int) -> None:
+    for i in range(count):
+        name = f"skill-{i:02d}"
+        write(
+            root / ".claude" / "skills" / name / "SKILL.md",
+            f"---\nname: {name}\ndescription: {'Handles this task. ' * 10}\n"
+            f"when_to_use: {WHEN}\n---\n# {name}\n",
+        )
+
+
+def test_claude_code_lists_when_to_use_with_the_description(tmp_path: Path) -> None:
+    """Claude Code's per-entry text is `description` + `when_to_use` (docs/budgets.md); the
+    other runtimes list the description alone."""
+    _with_when_to_use(tmp_path, 3)
+    index = load_workspace_index(tmp_path)
+    description = ("Handles this task. " * 10).strip()
+    claude = runtime_listing(index, RUNTIMES["claude-code"])
+    assert claude.needed == 3 * len(f"- skill-00: {description} {WHEN}\n")
+    assert WHEN in render_listing(claude)
+    codex = runtime_listing(index, RUNTIMES["codex"])
+    assert WHEN not in render_listing(codex)
+
+
+def test_when_to_use_can_push_a_claude_code_listing_over_budget(tmp_path: Path) -> None:
+    # 38 entries of 202 characters fit 8,000 without when_to_use, and not with it (270 each).
+    _with_when_to_use(tmp_path, 38)
+    found = [f for f in check_paths([tmp_path]).findings if f.code == "SK703"]
+    assert found and all(f.message.startswith("Claude Code's skill listing") for f in found)
+    index = load_workspace_index(tmp_path)
+    assert runtime_listing(index, RUNTIMES["claude-code"]).cut

@@ -18,7 +18,7 @@ from skills_lsp._version import __version__
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
-from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
+from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited, when_to_use
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
@@ -266,6 +266,7 @@ def check_file(
             named = NamedSkill(
                 item.path, item.kind, hit.get("name"), name_range, hit.get("description"), description_range
             )
+            named.when_to_use = str(hit.get("when_to_use") or "")
             named.profile = chosen.name
             directives = [Directive.from_row(row) for row in hit.get("directives", [])]
             return FileCheck(findings, named, True, directives)
@@ -307,6 +308,7 @@ def check_file(
                 "name_range": [r.start.line, r.start.character, r.end.line, r.end.character] if r else None,
                 "directives": [directive.to_row() for directive in directives],
                 "description": named.description,
+                "when_to_use": named.when_to_use,
                 "description_range": (
                     [d.start.line, d.start.character, d.end.line, d.end.character] if d else None
                 ),
@@ -355,6 +357,7 @@ def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
         description.strip() if description is not None else None,
         described.value.range if described is not None and description is not None else None,
         ctx.profile.name,
+        when_to_use(ctx.doc),
     )
 
 

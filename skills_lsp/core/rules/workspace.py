@@ -36,6 +36,7 @@ class NamedSkill:
     description: str | None = None
     description_range: Range | None = None
     profile: str | None = None  # the profile it is checked in (the runtimes whose listing it is in)
+    when_to_use: str = ""  # Claude Code lists it with the description
 
 
 @rule(
@@ -103,7 +104,9 @@ def listing_over_budget(skills: Sequence[NamedSkill]) -> Iterator[tuple[NamedSki
     `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
     listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
     # Codex writes each skill's absolute path into its entry: count it as such.
-    entries = [ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed]
+    entries = [
+        ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path), s.when_to_use) for s in listed
+    ]
     checked = {profile: runtimes_for(profile) for profile in {s.profile or "" for s in listed}}
     runtimes = {r.name: r for found in checked.values() for r in found}
     for runtime in runtimes.values():
