@@ -49,7 +49,8 @@
 -- alone. Code lenses then need the refresh autocommand from `codelens_autocmd` below.)
 --
 -- Schemas for yamlls and jsonls (completion and hovers from the project's JSON Schemas in
--- skill-queries.*, skill-tools.* and evals/evals.json, as the VS Code extension contributes them).
+-- skill-queries.*, skill-tools.*, evals/evals.json and evals/eval_queries.json, as the VS Code
+-- extension contributes them).
 -- Copy the checkout's schema/ folder to ~/.config/nvim/schemas/skills-lsp/, then:
 --
 --     local schemas = require('skills_lsp').schemas(vim.fn.stdpath('config') .. '/schemas/skills-lsp')
@@ -211,6 +212,7 @@ function M.schemas(dir)
       { fileMatch = { 'skill-queries.json' }, url = queries },
       { fileMatch = { 'skill-tools.json' }, url = tools },
       { fileMatch = { '**/evals/evals.json' }, url = uri('evals.schema.json') },
+      { fileMatch = { '**/evals/eval_queries.json' }, url = uri('eval-queries.schema.json') },
     },
   }
 end

@@ -137,6 +137,9 @@ def _add_init(sub: Subparsers) -> None:
     init.set_defaults(func=cmd_init)
 
 
+EDITOR_ONLY_RULE = "SK704"  # competing descriptions: the editor and `overlap` score the workspace
+
+
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     targets = args.paths or ["."]
     missing = [t for t in targets if not Path(t).exists()]
@@ -155,10 +158,20 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # a report file written with `> report.json` would silently hold a text table
         raise UsageError(f"--statistics prints text or json, not {args.format}")
     config, config_problems = resolve_config(targets, explicit)
+    selected = parse_codes(args.select, "--select")
+    extended = parse_codes(args.extend_select, "--extend-select")
+    for option, codes in (("--select", selected), ("--extend-select", extended)):
+        if EDITOR_ONLY_RULE in (codes or ()):
+            # Selecting it here would do nothing, silently: it needs the scorer kept warm as a
+            # description is typed, so `check` does not run it.
+            err.write(
+                f"skills-lsp: warning: {option} {EDITOR_ONLY_RULE}: {EDITOR_ONLY_RULE} runs in the editor "
+                "(the language server) and in `skills-lsp overlap`, not in `check`\n"
+            )
     config = config.with_overrides(
-        select=parse_codes(args.select, "--select"),
+        select=selected,
         ignore=parse_codes(args.ignore, "--ignore"),
-        extend_select=parse_codes(args.extend_select, "--extend-select"),
+        extend_select=extended,
         respect_gitignore=args.respect_gitignore,
         budget_variables=budget_variables(os.environ),  # core reads no environment
     )
@@ -186,6 +199,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
 
     def run() -> CheckResult:
+        from skills_lsp.core.routing.queries import query_file_problems
+
         return check_paths(
             targets,
             config=config,
@@ -193,6 +208,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             cache_dir=cache_dir,
             progress=progress if show_progress else None,
             jobs=args.jobs,
+            workspace_files=lambda root, files: query_file_problems(root, config.query_file, files),
         )
 
     result = run()

@@ -77,9 +77,19 @@ def display(path: str) -> str:
     return printable(path.replace(os.sep, "/") if rel is None else rel)
 
 
+def add_root(parser: argparse.ArgumentParser) -> None:
+    """The workspace folder as `--root`, like `select`, `test` and `eval`, and as the positional
+    these commands took first (kept so existing scripts run)."""
+    parser.add_argument("root", nargs="?", default=None, help="workspace folder (default: .; or --root)")
+    parser.add_argument("--root", dest="root_option", metavar="ROOT", help="workspace folder (default: .)")
+
+
 def workspace_of(args: argparse.Namespace) -> tuple[Path, Config]:
     """The workspace folder of an engine command and its config."""
-    root = Path(getattr(args, "root", None) or ".")
+    positional, option = getattr(args, "root", None), getattr(args, "root_option", None)
+    if positional is not None and option is not None and Path(positional) != Path(option):
+        raise UsageError(f"two workspace folders given ({positional} and --root {option}); give one")
+    root = Path(positional or option or ".")
     if not root.is_dir():
         raise UsageError(f"not a directory: {root}")
     config, _ = resolve_config([root])

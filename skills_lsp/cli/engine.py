@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from skills_lsp.cli.common import (
     UsageError,
+    add_root,
     display,
     keep_vectors,
     load_index,
@@ -42,7 +43,8 @@ def _add_index(sub: Subparsers) -> None:
 
 
 def _add_select(sub: Subparsers) -> None:
-    select = sub.add_parser("select", help="rank skills for a request, as adk-skill scores them")
+    what = "rank skills for a request with the workspace's scorer (or --scorer)"
+    select = sub.add_parser("select", help=what, description=what[0].upper() + what[1:] + ".")
     select.add_argument("query")
     select.add_argument("--root", default=".", help="workspace folder (default: .)")
     select.add_argument(
@@ -177,7 +179,7 @@ def _add_budget(sub: Subparsers) -> None:
     budget = sub.add_parser(
         "budget", help="render the skill listing a runtime builds and flag each skill it cuts or drops"
     )
-    budget.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    add_root(budget)
     budget.add_argument("--runtime", required=True, choices=tuple(RUNTIMES))
     budget.add_argument(
         "--context-window",

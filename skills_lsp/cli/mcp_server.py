@@ -132,7 +132,15 @@ def check_skill(
         config, config_problems = resolve_config([target])
         # the agent's runtime may have set its listing budget in the environment it gave us
         config = config.with_overrides(budget_variables=budget_variables(os.environ))
-        result = check_paths([target], config=config, profile=chosen, cache_dir=None)
+        from skills_lsp.core.routing.queries import query_file_problems
+
+        result = check_paths(
+            [target],
+            config=config,
+            profile=chosen,
+            cache_dir=None,
+            workspace_files=lambda top, files: query_file_problems(top, config.query_file, files),
+        )
         return _report(root, [*config_problems, *result.findings], len(result.files))
     assert text is not None
     if len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT:

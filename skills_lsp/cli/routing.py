@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from skills_lsp.cli.common import UsageError, display, keep_vectors, load_index, workspace_of
+from skills_lsp.cli.common import UsageError, add_root, display, keep_vectors, load_index, workspace_of
 from skills_lsp.core.routing.scorer import SCORERS
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def register(sub: Subparsers) -> None:
 
 def _add_overlap(sub: Subparsers) -> None:
     overlap = sub.add_parser("overlap", help="list pairs of skills that compete for the same requests")
-    overlap.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    add_root(overlap)
     overlap.add_argument(
         "--scorer",
         choices=tuple(SCORERS),
@@ -50,12 +50,19 @@ def cmd_overlap(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from skills_lsp.core.routing.overlap import CLOSE, overlapping_pairs
     from skills_lsp.core.rules.workspace import competing_descriptions
     from skills_lsp.core.workspace.scorers import default_scorer
+    from skills_lsp.core.workspace.settings import unknown_overlap_names
 
     close = CLOSE if args.close is None else args.close
     if not 0.0 < close <= 1.0:
         raise UsageError("--close takes a ratio above 0 and at most 1, e.g. 0.9")
     _, config = workspace_of(args)
     index = load_index(args)
+    for problem in unknown_overlap_names(config, {d.name for d in index}):
+        start = problem.range.start
+        err.write(
+            f"{display(problem.path)}:{start.line + 1}:{start.character + 1}: {problem.code} "
+            f"[{problem.severity.label}] {problem.message}\n"
+        )
     scorer = args.scorer or default_scorer(config, index)
     keep_vectors(args, [scorer])
     pairs = overlapping_pairs(index, scorer, config.accepted_overlaps(), close)
@@ -173,6 +180,7 @@ def _results_table(results: Sequence[QueryResult], path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.model import Severity
     from skills_lsp.core.routing.evaluation import calibrate, evaluate, format_threshold
     from skills_lsp.core.routing.queries import load_query_file
 
@@ -193,7 +201,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"test-query file not found: {query_file}")
     cases, problems = load_query_file(query_file)
     for p in problems:
-        err.write(f"{display(p.path)}:{p.range.start.line + 1}: {p.code} {p.message}\n")
+        line, col = p.range.start.line + 1, p.range.start.character + 1
+        err.write(f"{display(p.path)}:{line}:{col}: {p.code} {p.message}\n")
+    if any(p.severity is Severity.ERROR for p in problems):
+        # Measuring what is left of a broken file would report figures for cases nobody wrote.
+        err.write(
+            f"skills-lsp: error: {display(str(query_file))} has errors (above); nothing was evaluated\n"
+        )
+        return 2
     index = load_index(args)
     keep_vectors(args, scorers)
     evaluated = [evaluate(index, cases, scorer) for scorer in scorers]

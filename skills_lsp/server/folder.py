@@ -32,7 +32,7 @@ from skills_lsp.core.rules.check import Manifest, load_manifest
 from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, budget_variables, listing_base
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, load_folder_index, warm_up
-from skills_lsp.core.workspace.settings import load_config
+from skills_lsp.core.workspace.settings import load_config, unknown_overlap_names
 
 # How long a lens or hover request scores test queries before it lets the event loop read a cancel.
 RESULTS_STEP_SECONDS = 0.02
@@ -132,7 +132,7 @@ class Folder:
         if cached is not None and cached[0] == version:
             return cached[1]
         others = [
-            ListedSkill(d.name, d.description, os.path.abspath(d.path))
+            ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use)
             for d in self.index
             if d.kind is not FileKind.CONVENTION and os.path.normpath(d.path) != key
         ]
@@ -281,6 +281,7 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     ignore = config.ignore_filter(root)
     index = load_folder_index(config, root, ignore)
     warm_up(index, config, root)
+    problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
     cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])

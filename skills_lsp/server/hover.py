@@ -8,8 +8,9 @@ from lsprotocol import types
 
 from skills_lsp.core.assist.hover import hover_text, listing_hover
 from skills_lsp.core.model import Position, Range
+from skills_lsp.core.parse.frontmatter import when_to_use
 from skills_lsp.core.routing.queries import QueryResult, expecting, explain_case
-from skills_lsp.core.rules.listing import RUNTIMES, ListedSkill, place, runtimes_for
+from skills_lsp.core.rules.listing import ListedSkill, place, runtimes_for
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
 
@@ -46,14 +47,16 @@ def register(server: SkillsLanguageServer) -> None:
                     str(name.value.value).strip() if name is not None else "",
                     str(described.value.value).strip(),
                     os.path.abspath(snapshot.path),
+                    when_to_use(doc),
                 )
                 # The other skills summed up once while they do not change: O(log n) per hover.
+                # Only the runtimes of the file's profile, as SK703 checks.
                 places = []
-                for runtime in runtimes_for(profile.name) or tuple(RUNTIMES.values()):
+                for runtime in runtimes_for(profile.name):
                     base = folder.listing_base(runtime, snapshot.path)
                     placement, needed = place(base, me)
                     places.append((runtime, placement, needed, base.budget))
-                found = listing_hover(me, places), described.value.range
+                found = listing_hover(me, places, profile.name), described.value.range
         if found is None:
             return None
         text, rng = found

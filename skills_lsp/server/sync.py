@@ -18,6 +18,8 @@ from skills_lsp.server.folder import FileRole
 
 log = logging.getLogger(__name__)
 CONFIG_SECTION = "skillsLsp"
+# The VS Code client watches the same globs (vscode-extension/src/selector.ts `watchGlobs`); its
+# unit test reads this tuple and fails when the two differ.
 WATCHED = (
     "**/SKILL.md",
     "**/.skills/**/*.md",
@@ -25,8 +27,11 @@ WATCHED = (
     "**/{AGENTS,AGENT,CLAUDE,GEMINI,COPILOT,SKILLS,SOUL}.md",
     "**/skill-tools.{yaml,yml,json}",
     "**/skill-queries.{yaml,yml,json}",
+    "**/evals/eval_queries.json",  # trigger evals: lenses and SK702
+    "**/evals/*.json",  # evals.json too, which the skill's own check reads
     "**/{pyproject.toml,skills-lsp.toml}",
     "**/{.gitignore,.ignore}",
+    "**/.git/info/exclude",  # git's own ignore list, which discovery honours as .gitignore
 )
 
 
@@ -188,7 +193,8 @@ def register(server: SkillsLanguageServer) -> None:
             folder = ls.state.folder_for(path)
             if folder is None:
                 continue
-            if path.name in IGNORE_FILES:  # what discovery leaves out changed: index the folder again
+            if path.name in IGNORE_FILES or path.parts[-3:] == (".git", "info", "exclude"):
+                # What discovery leaves out changed: index the folder again.
                 if folder.root not in reload:
                     reload.append(folder.root)
                 continue

@@ -147,3 +147,99 @@ def test_the_budget_variable_reaches_budget_and_check(
     assert code == 0 and "of 100,000 characters" in out
     code, out, _ = run("check", str(tmp_path), "--no-cache", "--profile", "claude-code", "--select", "SK703")
     assert code == 0 and "SK703" not in out
+
+
+def test_budget_and_overlap_take_root_as_select_test_and_eval_do(tmp_path: Path) -> None:
+    crowded(tmp_path)
+    positional = run("budget", str(tmp_path), "--runtime", "claude-code")
+    assert run("budget", "--root", str(tmp_path), "--runtime", "claude-code") == positional
+    assert positional[0] == 1
+    code, out, _ = run("overlap", "--root", str(tmp_path), "--scorer", "bm25f")
+    assert (code, out) == run("overlap", str(tmp_path), "--scorer", "bm25f")[:2]
+    assert out.splitlines()[-1].endswith("among 40 skills (bm25f scorer)")
+    code, _, err = run("overlap", str(tmp_path), "--root", str(tmp_path / "skills"))
+    assert code == 2 and "two workspace folders" in err
+
+
+def test_select_help_names_the_scorer_not_adk_skill() -> None:
+    import contextlib
+
+    from skills_lsp.cli import build_parser
+
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), contextlib.suppress(SystemExit):
+        build_parser().parse_args(["select", "--help"])
+    assert "as adk-skill scores them" not in help_text.getvalue()
+    assert "with the workspace's scorer (or --scorer)" in " ".join(help_text.getvalue().split())
+    assert "as adk-skill scores them" not in build_parser().format_help()
+
+
+def test_check_warns_that_sk704_runs_in_the_editor_and_overlap(tmp_path: Path) -> None:
+    skill(tmp_path, "weather", WEATHER)
+    code, _, err = run("check", str(tmp_path), "--no-cache", "--extend-select", "SK704")
+    assert code == 0
+    assert "warning: --extend-select SK704: SK704 runs in the editor" in err
+    assert "`skills-lsp overlap`" in err
+    assert run("check", str(tmp_path), "--no-cache")[2] == ""
+
+
+def test_eval_stops_with_status_2_and_positions_on_malformed_trigger_evals(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    evals.write_text("{", encoding="utf-8")
+    code, out, err = run("eval", str(evals), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 2 and out == ""
+    assert f"{evals}:1:2: SK003 Invalid JSON" in err
+    evals.write_text('[\n  {"query": "make a PDF report", "should_trigger": "yes"}\n]\n', encoding="utf-8")
+    code, out, err = run("eval", str(evals), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 2 and out == ""
+    assert f"{evals}:2:52: SK003 `should_trigger` must be true or false." in err
+
+
+def test_test_reads_trigger_evals_under_any_file_name(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    other = write(tmp_path / "skills" / "pdf-report" / "evals" / "more-evals.json", evals.read_text("utf-8"))
+    code, out, _ = run("test", str(other), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code == 1 and out.endswith("2 passed, 1 failed\n")
+    assert "{'query'" not in out and "[{" not in out
+    # Outside a skill's folder no skill is under test: said plainly, without the file's contents.
+    stray = write(tmp_path / "some" / "other-name.json", evals.read_text("utf-8"))
+    code, out, _ = run("test", str(stray), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code != 0 and "evals/` folder" in out
+    assert "{'query'" not in out and "make a PDF report" not in out
+
+
+def test_a_query_file_of_the_wrong_shape_is_described_not_printed(tmp_path: Path) -> None:
+    skill(tmp_path, "weather", WEATHER)
+    queries = write(tmp_path / "queries.json", '["will it rain in Paris tomorrow", "and in Rome"]\n')
+    code, out, _ = run("test", str(queries), "--root", str(tmp_path), "--scorer", "bm25f")
+    assert code != 0 and "SK003" in out
+    assert "Paris" not in out and "cases" in out
+
+
+def test_check_reports_broken_query_and_trigger_eval_files_with_positions(tmp_path: Path) -> None:
+    """pre-commit and the Action run `check`: a query file the editor marks SK003 must fail there too."""
+    evals = _evals(tmp_path)
+    code, out, _ = run("check", str(tmp_path), "--no-cache")
+    assert "SK003" not in out  # valid files: checked, not scored (no SK702 from check)
+    evals.write_text('[\n  {"query": "make a PDF report", "should_trigger": "yes"}\n]\n', encoding="utf-8")
+    broken = "cases:\n  - query: will it rain\n    expect: [weather\n"
+    queries = write(tmp_path / "skill-queries.yaml", broken)
+    code, out, _ = run("check", str(tmp_path), "--no-cache")
+    assert code == 1
+    assert f"{evals}:2:52: SK003 [error] `should_trigger` must be true or false." in out
+    assert f"{queries}:4:1: SK003 [error] Invalid YAML" in out and out.count("SK003") == 2
+    code, out, _ = run("check", str(tmp_path), "--no-cache", "--ignore", "SK003")
+    assert "SK003" not in out
+
+
+def test_overlap_reports_unknown_names_in_the_config_as_sk001(tmp_path: Path) -> None:
+    skill(tmp_path, "pdf-report", REPORT)
+    skill(tmp_path, "weather", WEATHER)
+    config = write(tmp_path / "skills-lsp.toml", 'scorer = "bm25f"\noverlap = [["weather", "pdf-reprot"]]\n')
+    code, out, err = run("overlap", str(tmp_path))
+    assert code == 0 and out.endswith("(bm25f scorer, 1 accepted in the config)\n")
+    assert err == (
+        f"{config}:2:24: SK001 [error] `overlap`: no skill named `pdf-reprot`; did you mean `pdf-report`?\n"
+    )
+    write(config, 'scorer = "bm25f"\noverlap = [["weather", "pdf-report"]]\n')
+    assert run("overlap", str(tmp_path))[2] == ""

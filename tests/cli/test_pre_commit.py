@@ -174,3 +174,25 @@ def test_a_local_system_hook_needs_no_install(tmp_path: Path) -> None:
     project = _project(tmp_path, config, {"skills/bad/SKILL.md": BAD})
     done = _run(project, tmp_path / "home")
     assert done.returncode == 1 and "SK603" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_hooks_run_when_trigger_evals_or_ignore_files_change() -> None:
+    """`check` reads trigger evals (SK003) and honours .gitignore / .ignore: a commit that
+    touches only those must still run the hook (pre-commit matches `files` with re.search)."""
+    import re
+
+    hooks = (Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    found = re.search(r"files: &skill_files (\S+)\n", hooks)
+    assert found is not None
+    pattern = re.compile(found.group(1))
+    for path in (
+        "skills/pdf/evals/eval_queries.json",
+        ".gitignore",
+        "skills/.ignore",
+        "docs/.gitignore",
+        "skill-queries.yaml",
+        "skills/pdf/SKILL.md",
+    ):
+        assert pattern.search(path), path
+    for path in ("src/app.py", "notes.gitignore", "package.json"):
+        assert not pattern.search(path), path

@@ -7,6 +7,7 @@ import io
 import re
 import shlex
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,26 @@ def test_the_readme_shows_what_each_command_prints(
     out = io.StringIO()
     main([*shlex.split(command)[1:], "--no-cache"], out, io.StringIO())
     assert out.getvalue() == output
+
+
+# Codex writes each skill's absolute path into its entry, so its figures depend on where the
+# checkout is: the README shows them for this one, and the test puts examples/ at a path as long.
+README_CHECKOUT = "/home/user/src/skills-lsp"
+
+
+def test_the_readme_shows_what_the_codex_budget_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = "skills-lsp budget examples --runtime codex --context-window 20000"
+    shown = re.search(re.escape(command) + r"\n.*?```\n\n(?:(?!```).)*?```text\n(.*?)```", readme, re.S)
+    assert shown is not None and f"`{README_CHECKOUT}`" in readme
+    top = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        checkout = top / ("c" * (len(README_CHECKOUT) - len(str(top)) - 1))
+        assert len(str(checkout)) == len(README_CHECKOUT)
+        shutil.copytree(REPO / "examples", checkout / "examples")
+        monkeypatch.chdir(checkout)
+        out = io.StringIO()
+        assert main([*shlex.split(command)[1:]], out, io.StringIO()) == 1
+    finally:
+        shutil.rmtree(top)
+    assert out.getvalue() == shown.group(1)

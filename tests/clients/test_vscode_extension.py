@@ -131,6 +131,7 @@ def test_package(node_modules: Path, tmp_path: Path) -> None:
         "skill-queries.schema.json",
         "tool-registry.schema.json",
         "evals.schema.json",
+        "eval-queries.schema.json",
     }
     with zipfile.ZipFile(vsix) as archive:
         for validation in validations:

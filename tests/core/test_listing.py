@@ -10,6 +10,7 @@ from helpers import write
 
 from skills_lsp.core.engine.catalog import render_listing, runtime_listing
 from skills_lsp.core.index.skill_index import load_workspace_index
+from skills_lsp.core.model import Finding
 from skills_lsp.core.rules.check import check_paths
 from skills_lsp.core.rules.listing import RUNTIMES, Fate, ListedSkill, budget_variables, fit_listing
 
@@ -111,13 +112,18 @@ def test_the_workspace_rule_is_quiet_within_budget_and_for_the_claude_profile_on
 ) -> None:
     _workspace(tmp_path, 5, 300)
     assert not [f for f in check_paths([tmp_path]).findings if f.code == "SK703"]
-    _workspace(tmp_path, 40, 300)
-    write(tmp_path / "skills-lsp.toml", 'profile = "claude-code"\n')
+    found = _sk703_under_profile(tmp_path, "claude-code")
+    assert found and all(f.message.startswith("Claude Code") for f in found)
+
+
+def _sk703_under_profile(root: Path, profile: str) -> list[Finding]:
+    """SK703 over 40 skills of 300 characters, every file under `profile`."""
     from skills_lsp.core.workspace.settings import load_config
 
-    config, _ = load_config(tmp_path / "skills-lsp.toml")
-    found = [f for f in check_paths([tmp_path], config=config).findings if f.code == "SK703"]
-    assert found and all(f.message.startswith("Claude Code") for f in found)
+    _workspace(root, 40, 300)
+    write(root / "skills-lsp.toml", f'profile = "{profile}"\n')
+    config, _ = load_config(root / "skills-lsp.toml")
+    return [f for f in check_paths([root], config=config).findings if f.code == "SK703"]
 
 
 def test_placing_one_more_skill_agrees_with_fitting_them_all() -> None:
@@ -165,3 +171,60 @@ def test_core_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert budget_variables({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "30000", "HOME": "/h"}) == (
         ("SLASH_COMMAND_TOOL_CHAR_BUDGET", "30000"),
     )
+
+
+def test_every_profile_names_the_runtimes_it_is_checked_against() -> None:
+    """An empty tuple is a decision (no runtime lists such files); a missing profile is an oversight."""
+    from skills_lsp.core.rules.listing import PROFILE_RUNTIMES
+    from skills_lsp.core.rules.profiles import PROFILES
+
+    assert set(PROFILE_RUNTIMES) == set(PROFILES)
+    assert all(name in RUNTIMES for names in PROFILE_RUNTIMES.values() for name in names)
+    for own in ("claude-code", "codex", "gemini-cli", "adk", "vscode-copilot"):
+        assert PROFILE_RUNTIMES[own] == (own,)
+
+
+def test_codex_profile_skills_get_sk703(tmp_path: Path) -> None:
+    found = _sk703_under_profile(tmp_path, "codex")
+    assert found and all(f.message.startswith("Codex's skill listing") for f in found)
+
+
+def test_vscode_copilot_documents_no_cap() -> None:
+    listing = fit_listing(RUNTIMES["vscode-copilot"], skills(400, 1000))
+    assert listing.budget is None and not listing.cut
+    assert "code.visualstudio.com" in RUNTIMES["vscode-copilot"].docs
+
+
+WHEN = "Use when the user asks for a quarterly report of the sales figures."
+
+
+def _with_when_to_use(root: Path, count: int) -> None:
+    for i in range(count):
+        name = f"skill-{i:02d}"
+        write(
+            root / ".claude" / "skills" / name / "SKILL.md",
+            f"---\nname: {name}\ndescription: {'Handles this task. ' * 10}\n"
+            f"when_to_use: {WHEN}\n---\n# {name}\n",
+        )
+
+
+def test_claude_code_lists_when_to_use_with_the_description(tmp_path: Path) -> None:
+    """Claude Code's per-entry text is `description` + `when_to_use` (docs/budgets.md); the
+    other runtimes list the description alone."""
+    _with_when_to_use(tmp_path, 3)
+    index = load_workspace_index(tmp_path)
+    description = ("Handles this task. " * 10).strip()
+    claude = runtime_listing(index, RUNTIMES["claude-code"])
+    assert claude.needed == 3 * len(f"- skill-00: {description} {WHEN}\n")
+    assert WHEN in render_listing(claude)
+    codex = runtime_listing(index, RUNTIMES["codex"])
+    assert WHEN not in render_listing(codex)
+
+
+def test_when_to_use_can_push_a_claude_code_listing_over_budget(tmp_path: Path) -> None:
+    # 38 entries of 202 characters fit 8,000 without when_to_use, and not with it (270 each).
+    _with_when_to_use(tmp_path, 38)
+    found = [f for f in check_paths([tmp_path]).findings if f.code == "SK703"]
+    assert found and all(f.message.startswith("Claude Code's skill listing") for f in found)
+    index = load_workspace_index(tmp_path)
+    assert runtime_listing(index, RUNTIMES["claude-code"]).cut

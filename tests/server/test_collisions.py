@@ -219,3 +219,37 @@ async def test_the_server_passes_its_budget_variable_to_core(
     folder = load_folder(tmp_path, {})
     assert folder.config.budget_variables == (("SLASH_COMMAND_TOOL_CHAR_BUDGET", "100000"),)
     assert folder.listing_base(claude, skill).budget == 100_000
+
+
+async def test_the_description_hover_shows_only_the_runtimes_of_the_files_profile(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """A skill in `.github/skills/` has the vscode-copilot profile: its hover speaks of VS Code
+    Copilot only, as SK703 does, not of every runtime."""
+    name = unique("zz-copilot")
+    text = f"---\nname: {name}\ndescription: Plans vegetable gardens month by month.\n---\n# Garden\n"
+    async with opened(client, workspace / ".github" / "skills" / name / "SKILL.md", text) as doc:
+        result = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc.uri), doc.position("Plans vegetable", after=2))
+        )
+        assert result is not None and isinstance(result.contents, types.MarkupContent)
+        hover = result.contents.value
+        assert "VS Code Copilot: " in hover and "(no documented limit)" in hover
+        assert "Claude Code" not in hover and "Codex" not in hover
+
+
+async def test_the_claude_code_hover_counts_when_to_use_with_the_description(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Claude Code's entry is `description` + `when_to_use`, capped together at 1,536."""
+    name = unique("zz-when")
+    description = "Plans vegetable gardens month by month."
+    when = ("Use when someone asks what to sow, plant or water in their allotment this week. " * 20).strip()
+    text = f"---\nname: {name}\ndescription: {description}\nwhen_to_use: {when}\n---\n# Garden\n"
+    async with opened(client, workspace / ".claude" / "skills" / name / "SKILL.md", text) as doc:
+        result = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc.uri), doc.position("Plans vegetable", after=2))
+        )
+        assert result is not None and isinstance(result.contents, types.MarkupContent)
+        combined = len(description) + 1 + len(when)
+        assert f"**description cut to 1,536 of {combined:,} characters**" in result.contents.value

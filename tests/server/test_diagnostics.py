@@ -352,6 +352,23 @@ async def test_a_broken_config_file_is_sk001(client: LanguageClient, workspace: 
         assert codes(await skill.diagnostics()) == ["SK104"]
 
 
+async def test_an_unknown_skill_in_the_configs_overlap_is_sk001(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """An accepted pair naming no skill accepts nothing: said at the name, once the folder's
+    skills are known."""
+    config = workspace / "skills-lsp.toml"
+    text = 'scorer = "lexical"\noverlap = [["csv-data-cleaning", "csv-data-claening"]]\n'
+    async with opened(client, config, text, language_id="toml") as doc:
+        found = await doc.diagnostics(until=lambda ds: bool(ds))
+        assert summary(found) == [("SK001", doc.range('"csv-data-claening"'), Sev.Error)]
+        assert found[0].message == (
+            "`overlap`: no skill named `csv-data-claening`; did you mean `csv-data-cleaning`?"
+        )
+        doc.set_text('scorer = "lexical"\noverlap = [["csv-data-cleaning", "sql-query-review"]]\n')
+        assert await doc.diagnostics(until=lambda ds: not ds) == []
+
+
 async def test_convention_files_are_checked(client: LanguageClient, workspace: Path) -> None:
     path = workspace / "AGENTS.md"
     async with opened(client, path) as doc:

@@ -60,3 +60,36 @@ async def test_ignored_skills_stay_out_until_the_ignore_file_goes(
             skill.parent.rmdir()
         announce(client, skill, types.FileChangeType.Deleted)
     assert await top(client) != name
+
+
+async def test_git_info_exclude_changed_on_disk_reindexes_the_folder(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """`.git/info/exclude` is an ignore file too (discovery honours it): a change to it is
+    watched and indexes the folder again, as a .gitignore change does."""
+    name = unique("zz-excluded")
+    skill = workspace / "skills" / name / "SKILL.md"
+    exclude = workspace / ".git" / "info" / "exclude"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(TRANSLATOR.format(name=name), encoding="utf-8")
+    announce(client, skill, types.FileChangeType.Created)
+    try:
+        assert await top(client) == name
+        before = index_ends(client)
+        exclude.parent.mkdir(parents=True)
+        exclude.write_text("skills/zz-excluded-*/\n", encoding="utf-8")
+        announce(client, exclude, types.FileChangeType.Created)
+        await reindexed(client, before)
+        assert await top(client) != name
+    finally:
+        before = index_ends(client)
+        exclude.unlink(missing_ok=True)
+        for folder in (exclude.parent, exclude.parent.parent):
+            if folder.is_dir():
+                folder.rmdir()
+        announce(client, exclude, types.FileChangeType.Deleted)
+        await reindexed(client, before)
+        skill.unlink(missing_ok=True)
+        skill.parent.rmdir()
+        announce(client, skill, types.FileChangeType.Deleted)
+    assert await top(client) != name

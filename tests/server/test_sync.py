@@ -151,6 +151,8 @@ async def test_watched_file_registration(client: LanguageClient) -> None:
     options = watch[0].register_options
     globs = {w["globPattern"] for w in options["watchers"]}  # type: ignore[index]
     assert {"**/SKILL.md", "**/skill-tools.{yaml,yml,json}", "**/skill-queries.{yaml,yml,json}"} <= globs
+    # A skill's evals and git's own exclude list change what the server reports, like .gitignore.
+    assert {"**/evals/eval_queries.json", "**/evals/*.json", "**/.git/info/exclude"} <= globs
 
 
 async def test_a_skill_created_on_disk_joins_the_index(client: LanguageClient, workspace: Path) -> None:

@@ -23,9 +23,17 @@ export const SKILL_GLOBS: readonly string[] = [
 ];
 export const CONVENTION_GLOB = '**/{AGENTS,AGENT,CLAUDE,GEMINI,COPILOT,SKILLS,SOUL}.md';
 export const QUERY_FILE_GLOB = '**/skill-queries.{yaml,yml,json}';
+/** A skill's trigger evals (agentskills `evals/eval_queries.json`): lenses, hovers and SK702. */
+export const EVAL_QUERIES_GLOB = '**/evals/eval_queries.json';
 export const TOOL_MANIFEST_GLOB = '**/skill-tools.{yaml,yml,json}';
 /** Config files: the server re-reads `[tool.skills-lsp]` / `skills-lsp.toml` when they change. */
 export const CONFIG_GLOB = '**/{pyproject.toml,skills-lsp.toml}';
+/** Files watched but not served: a skill's evals, and the ignore files discovery honours. */
+export const WATCHED_ONLY_GLOBS: readonly string[] = [
+  '**/evals/*.json',
+  '**/{.gitignore,.ignore}',
+  '**/.git/info/exclude',
+];
 
 /** The files the server serves, by default. */
 export const SERVED_GLOBS: readonly string[] = [
@@ -33,6 +41,7 @@ export const SERVED_GLOBS: readonly string[] = [
   CONVENTION_GLOB,
   QUERY_FILE_GLOB,
   TOOL_MANIFEST_GLOB,
+  EVAL_QUERIES_GLOB,
 ];
 
 /** Settings that move the query file or the tool manifest somewhere else. */
@@ -86,5 +95,5 @@ export function documentSelector(paths: CustomPaths = {}): DocumentFilter[] {
 
 /** Globs for `synchronize.fileEvents`: files changed outside the editor reach the server. */
 export function watchGlobs(paths: CustomPaths = {}): string[] {
-  return [...SERVED_GLOBS, CONFIG_GLOB, ...customGlobs(paths)];
+  return [...SERVED_GLOBS, CONFIG_GLOB, ...WATCHED_ONLY_GLOBS, ...customGlobs(paths)];
 }

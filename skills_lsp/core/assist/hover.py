@@ -46,10 +46,14 @@ def hover_text(
     return None
 
 
-def listing_hover(me: ListedSkill, places: Sequence[tuple[Runtime, Placement, int, int | None]]) -> str:
+def listing_hover(
+    me: ListedSkill, places: Sequence[tuple[Runtime, Placement, int, int | None]], profile: str = ""
+) -> str:
     """Markdown for a `description`: its length and, for each runtime given as (runtime, where
     this description lands, characters the whole listing needs, its budget), what it keeps."""
     lines = [f"**description**: {len(me.description):,} characters", ""]
+    if not places:
+        lines.append(f"No runtime's skill listing is checked for the `{profile}` profile (SK703).")
     for runtime, placement, needed, budget in places:
         if budget is None:
             size = f"{needed:,} characters (no documented limit)"

@@ -121,7 +121,7 @@ def listed_skills(index: SkillIndex) -> list[ListedSkill]:
     """The skills a runtime lists: every indexed skill but convention files (AGENTS.md and the
     like are always-on instructions, not skills to choose)."""
     return [
-        ListedSkill(d.name.strip(), d.description.strip(), str(_location(d.path)))
+        ListedSkill(d.name.strip(), d.description.strip(), str(_location(d.path)), d.when_to_use)
         for d in index
         if d.kind is not FileKind.CONVENTION
     ]

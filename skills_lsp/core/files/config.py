@@ -442,6 +442,31 @@ def load_config(path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config,
     return parse_config(text, path, names)
 
 
+def overlap_name_problems(text: str, path: Path, config: Config, known: Collection[str]) -> list[Problem]:
+    """SK001 for each name in `overlap` that no skill of the workspace has (a typo accepts
+    nothing, silently), at that name in the file (else at the key). Only where the workspace's
+    skills are known: the server's folder and `skills-lsp overlap`."""
+    unknown = sorted({name for pair in config.overlap for name in pair if name not in known})
+    if not unknown:
+        return []
+    base: KeyPath = ("tool", "skills-lsp") if path.name == "pyproject.toml" else ()
+    key = _KeyScanner(text).scan().range_of((*base, "overlap")) or Range.point(0, 0)
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: key.start.line]) + key.start.character
+    problems: list[Problem] = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        rng = key
+        found = re.compile(r"""(["'])""" + re.escape(name) + r"\1").search(text, start)
+        if found is not None:
+            line = text.count("\n", 0, found.start())
+            col = found.start() - (text.rfind("\n", 0, found.start()) + 1)
+            rng = Range.of(line, col, line, col + len(found.group(0)))
+        problems.append(Problem(CONFIG_PROBLEM, f"`overlap`: no skill named `{name}`{hint}", rng))
+    return problems
+
+
 def parse_config(text: str, path: Path, names: ConfigNames = ConfigNames()) -> tuple[Config, list[Problem]]:
     problems: list[Problem] = []
 

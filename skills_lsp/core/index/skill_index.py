@@ -35,7 +35,7 @@ from skills_lsp.core.files.discovery import (
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.allowed_tools import split_tools
-from skills_lsp.core.parse.frontmatter import Document, parse_text, read_limited, to_python
+from skills_lsp.core.parse.frontmatter import Document, parse_text, read_limited, to_python, when_to_use
 from skills_lsp.core.parse.skill_parser import (
     ParsedSkill,
     parse_instruction_markdown,
@@ -101,12 +101,14 @@ class SkillDocument:
     last_modified: int | None
     triggers: list[str]
     kind: FileKind = field(default=FileKind.FLAT_SKILL, compare=False)
+    # Not the crate's: Claude Code lists it with the description (its skill-listing budget).
+    when_to_use: str = field(default="", compare=False)
 
     def summary(self) -> SkillSummary:
         return SkillSummary(**{f.name: getattr(self, f.name) for f in fields(SkillSummary)})
 
     def to_json(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "kind"}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("kind", "when_to_use")}
         data["path"] = str(self.path)
         return data
 
@@ -396,13 +398,16 @@ def document_from_text(path: Path, text: str, kind: FileKind) -> SkillDocument |
         except SkillError:
             return None
         return document_from_parsed(crate, path, data, kind)
-    parsed = parsed_from_document(parse_text(text))
+    doc = parse_text(text)
+    parsed = parsed_from_document(doc)
     if parsed is None:
         try:  # a SKILL.md the crate itself can read still belongs in the index
             parsed = parse_skill_markdown(path, text)
         except SkillError:
             return None
-    return document_from_parsed(parsed, path, data, kind)
+    document = document_from_parsed(parsed, path, data, kind)
+    document.when_to_use = when_to_use(doc)
+    return document
 
 
 def read_workspace_document(path: Path, kind: FileKind) -> SkillDocument | None:

@@ -19,12 +19,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skills_lsp.core import schema
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillIndex, parsed_from_document
-from skills_lsp.core.model import Finding, Problem, Range, Severity
+from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import (
     YamlNode,
     duplicate_keys,
@@ -46,6 +46,9 @@ from skills_lsp.core.routing.scorer import (
     select_skills,
 )
 from skills_lsp.core.rules.validate import file_findings
+
+if TYPE_CHECKING:
+    import jsonschema
 
 QUERIES_PROBLEM = "invalid-test-queries"  # the rule that reports these (SK003)
 QUERIES_SCHEMA = "skill-queries.schema.json"
@@ -200,6 +203,24 @@ def load_query_file(path: str | Path) -> tuple[list[QueryCase], list[Finding]]:
     return parse_query_file(text, str(file))
 
 
+def query_file_problems(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Finding]:
+    """SK003 of the workspace's test-query file (when there is one) and of each checked skill's
+    `evals/eval_queries.json`: what `check` reports of them, as the editor does (no scoring:
+    whether the cases pass is `skills-lsp test`'s question)."""
+    paths = [root / query_file]
+    for item in files:
+        if item.kind is FileKind.AGENT_SKILL:
+            paths.append(Path(item.path).parent / "evals" / EVAL_QUERIES_FILE)
+    found: list[Finding] = []
+    seen: set[Path] = set()
+    for path in paths:
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        found.extend(load_query_file(path)[1])
+    return found
+
+
 def parse_query_file(text: str, path: str) -> tuple[list[QueryCase], list[Finding]]:
     """Cases and problems (SK003) of a test-query file's text; never raises."""
     cases, problems = _read_cases(text, path)
@@ -215,6 +236,8 @@ def _read_cases(text: str, path: str) -> tuple[list[QueryCase], list[Problem]]:
         data, root, problems = _json_root(text)
         if problems:
             return [], problems
+        if _looks_like_trigger_evals(data):  # the spec's trigger evals, under another name
+            return _eval_cases(data, root, Path(path))
     else:
         root, yaml_problems = parse_yaml_file(text)
         for p in yaml_problems:
@@ -234,7 +257,7 @@ def _read_cases(text: str, path: str) -> tuple[list[QueryCase], list[Problem]]:
             bad_cases.add(path_parts[1])
         elif path_parts[:1] in (["defaults"], ["cases"]) or not path_parts:
             bad_cases.add(-1)  # nothing can be read case by case
-        problems.append(Problem(QUERIES_PROBLEM, f"{error.message}.", where(path_parts)))
+        problems.append(Problem(QUERIES_PROBLEM, _schema_message(error), where(path_parts)))
     for first, duplicate in duplicate_keys(root) if root is not None else []:
         problems.append(Problem(QUERIES_PROBLEM, duplicate_message(first, duplicate), duplicate.range))
     if not isinstance(data, dict) or -1 in bad_cases:
@@ -307,6 +330,38 @@ def _read_eval_queries(text: str, path: Path) -> tuple[list[QueryCase], list[Pro
     data, root, problems = _json_root(text)
     if problems:
         return [], problems
+    return _eval_cases(data, root, path)
+
+
+def _looks_like_trigger_evals(data: Any) -> bool:
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(e, dict) and "query" in e and "should_trigger" in e for e in data)
+    )
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    """A schema error said without the offending value: jsonschema's own message holds its
+    repr, which for a wrong top level is the whole file."""
+    place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+    if error.validator == "type":
+        kinds: dict[type, str] = {dict: "mapping", list: "list", str: "string"}
+        found = kinds.get(type(error.instance), "scalar")
+        if not error.absolute_path:
+            return (
+                f"A test-query file is a mapping with `cases:` (schema/test-queries.schema.json), "
+                f'or a JSON list of trigger evals {{"query": ..., "should_trigger": true or false}}; '
+                f"this one is a {found}."
+            )
+        if len(error.message) > 120:
+            return f"`{place}` must be of type {error.validator_value}, not {found}."
+    message = error.message
+    return (message if len(message) <= 200 else message[:197] + "...") + "."
+
+
+def _eval_cases(data: Any, root: YamlNode | None, path: Path) -> tuple[list[QueryCase], list[Problem]]:
+    problems: list[Problem] = []
 
     def where(json_path: list[Any]) -> Range:
         return node_at(root, json_path).range if root is not None else Range.point(0, 0)

@@ -18,7 +18,7 @@ from skills_lsp._version import __version__
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
-from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
+from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited, when_to_use
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import scalar_text
@@ -267,6 +267,7 @@ def check_file(
             named = NamedSkill(
                 item.path, item.kind, hit.get("name"), name_range, hit.get("description"), description_range
             )
+            named.when_to_use = str(hit.get("when_to_use") or "")
             named.profile = chosen.name
             directives = [Directive.from_row(row) for row in hit.get("directives", [])]
             return FileCheck(findings, named, True, directives)
@@ -308,6 +309,7 @@ def check_file(
                 "name_range": [r.start.line, r.start.character, r.end.line, r.end.character] if r else None,
                 "directives": [directive.to_row() for directive in directives],
                 "description": named.description,
+                "when_to_use": named.when_to_use,
                 "description_range": (
                     [d.start.line, d.start.character, d.end.line, d.end.character] if d else None
                 ),
@@ -356,6 +358,7 @@ def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
         description.strip() if description is not None else None,
         described.value.range if described is not None and description is not None else None,
         ctx.profile.name,
+        when_to_use(ctx.doc),
     )
 
 
@@ -411,6 +414,10 @@ def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config)
     return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
 
 
+# Findings of files of the workspace that are not skills, given its root and checked files.
+WorkspaceFiles = Callable[[Path, Sequence[SkillFile]], list[Finding]]
+
+
 def check_paths(
     targets: Sequence[str | os.PathLike[str]],
     *,
@@ -419,13 +426,21 @@ def check_paths(
     cache_dir: Path | None = None,
     progress: Progress | None = None,
     jobs: int = 1,
+    workspace_files: WorkspaceFiles | None = None,
 ) -> CheckResult:
     """Check every target. `cache_dir=None` disables the cache. `jobs` > 1 checks files in that
-    many processes (parallel.py); the result is the same."""
+    many processes (parallel.py); the result is the same. `workspace_files` checks the files
+    beside the skills that a later stage reads (test queries, trigger evals)."""
     files, problems = expand_targets(targets, config)
-    manifest, manifest_problems = load_manifest(workspace_root(targets, config), config)
+    root = workspace_root(targets, config)
+    manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)
+    if workspace_files is not None:
+        for finding in workspace_files(root, files):
+            chosen = resolve_profile(finding.path, kind_of(Path(finding.path)), profile, config)
+            if any(rule.code == finding.code for rule in enabled_rules(chosen, config)):
+                result.findings.append(finding)
     named = result.named
     directives: dict[str, list[Directive]] = {}
 

@@ -7,13 +7,13 @@ documented policy over a workspace's skills (docs/budgets.md cites every figure)
 
 - Claude Code: "The budget scales dynamically at 1% of the context window, with a fallback of
   8,000 characters" (`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it); every name is kept, each
-  entry is capped at 1,536 characters, and past the budget descriptions are dropped, the least
-  used skills' first. With no usage history to go by, the last skills in listing order (by name)
-  lose theirs first.
+  entry (`description` and `when_to_use` together) is capped at 1,536 characters, and past the
+  budget descriptions are dropped, the least used skills' first. With no usage history to go
+  by, the last skills in listing order (by name) lose theirs first.
 - Codex: "at most 2% of the model context window, or 8,000 characters when the context window is
   unknown"; it shortens descriptions first (characters shared out round-robin, so a short
   description keeps all of its own), then omits skills.
-- Gemini CLI and ADK document no cap: their listing is shown whole.
+- Gemini CLI, ADK and VS Code Copilot document no cap: their listing is shown whole.
 
 Pure arithmetic on names and descriptions, so the workspace rule (SK703), the hover on
 `description` and `skills-lsp budget` all give the same answer.
@@ -55,6 +55,9 @@ class Runtime:
     docs: str  # the vendor page the figures come from
     # How one entry is written, to count its characters: `{name}`, `{description}`, `{path}`.
     entry: str
+    # Claude Code's entry is the skill's `description` and `when_to_use` together (capped
+    # together at 1,536 characters); the others list the description alone.
+    lists_when_to_use: bool = False
 
     @cached_property
     def overhead(self) -> int:
@@ -93,6 +96,7 @@ RUNTIMES: dict[str, Runtime] = {
             1536,
             "https://code.claude.com/docs/en/skills#skill-descriptions-are-cut-short",
             "- {name}: {description}\n",
+            lists_when_to_use=True,
         ),
         Runtime(
             "codex",
@@ -125,14 +129,37 @@ RUNTIMES: dict[str, Runtime] = {
             "https://google.github.io/adk-docs/skills",
             "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n</skill>\n",
         ),
+        Runtime(
+            "vscode-copilot",
+            "VS Code Copilot",
+            Strategy.UNLIMITED,
+            None,
+            None,
+            None,
+            # "Copilot always knows which skills are available by reading their name and
+            # description": no cap, and no documented form of the listing (counted in the open
+            # standard's `<available_skills>` form).
+            "https://code.visualstudio.com/docs/copilot/customization/agent-skills#_how-copilot-uses-skills",
+            "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n"
+            "<location>\n{path}\n</location>\n</skill>\n",
+        ),
     )
 }
 
-# The runtimes whose budget a profile's skills are checked against (SK703 and the hover).
+# The runtimes whose budget a profile's skills are checked against (SK703 and the hover), for
+# every profile (tests/core/test_listing.py checks): an empty tuple means no runtime's listing
+# applies (skills-ref and adk-rust are validators and a lexical router, not a model's listing;
+# conventions are always-on instructions, never listed).
 PROFILE_RUNTIMES: dict[str, tuple[str, ...]] = {
-    "claude-code": ("claude-code",),
     "agentskills": ("claude-code", "codex"),
+    "skills-ref": (),
+    "adk-rust": (),
+    "claude-code": ("claude-code",),
     "adk": ("adk",),
+    "codex": ("codex",),
+    "gemini-cli": ("gemini-cli",),
+    "vscode-copilot": ("vscode-copilot",),
+    "convention": (),
 }
 
 
@@ -148,6 +175,14 @@ class ListedSkill:
     name: str
     description: str
     path: str = ""
+    when_to_use: str = ""  # Claude Code lists it with the description
+
+    def as_listed_by(self, runtime: Runtime) -> ListedSkill:
+        """The skill with the text `runtime` lists as its description. Claude Code joins
+        `description` and `when_to_use`; how is not documented, so one space is counted."""
+        if not (runtime.lists_when_to_use and self.when_to_use):
+            return self
+        return ListedSkill(self.name, f"{self.description} {self.when_to_use}", self.path)
 
 
 @dataclass(frozen=True)
@@ -262,7 +297,7 @@ def fit_listing(
     paths, omitting skills from the end (and then every description) when even those do not
     fit; otherwise each description gets the same share of what is left, or all of its own if
     shorter."""
-    ordered = sorted(skills, key=lambda s: (s.name, s.path))
+    ordered = sorted((s.as_listed_by(runtime) for s in skills), key=lambda s: (s.name, s.path))
     budget = runtime.budget(context_tokens, environ)
     capped = [_capped(runtime, s) for s in ordered]
     needed = sum(entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True))
@@ -336,7 +371,7 @@ def listing_base(
     context_tokens: int | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ListingBase:
-    ordered = sorted(skills, key=lambda s: (s.name, s.path))
+    ordered = sorted((s.as_listed_by(runtime) for s in skills), key=lambda s: (s.name, s.path))
     capped = [_capped(runtime, s) for s in ordered]
     bare = [_bare(runtime, s) for s in ordered]
     full = [entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True)]
@@ -357,6 +392,7 @@ def place(base: ListingBase, me: ListedSkill) -> tuple[Placement, int]:
     """Where `me` lands in the listing of `base`'s skills plus itself, and the characters that
     whole listing needs; the same answer as `fit_listing` over all of them."""
     runtime, budget = base.runtime, base.budget
+    me = me.as_listed_by(runtime)
     capped = _capped(runtime, me)
     needed = base.full_total + entry_cost(runtime, me, capped)
     if budget is None or needed <= budget:

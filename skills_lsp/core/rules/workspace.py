@@ -36,6 +36,7 @@ class NamedSkill:
     description: str | None = None
     description_range: Range | None = None
     profile: str | None = None  # the profile it is checked in (the runtimes whose listing it is in)
+    when_to_use: str = ""  # Claude Code lists it with the description
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def failing_test_query(run: RoutingRun) -> Iterator[Report]:
     Severity.WARNING,
     "A runtime's skill listing cuts this skill's description, or leaves the skill out",
     target=Target.WORKSPACE,
-    profiles=tuple(PROFILE_RUNTIMES),
+    profiles=tuple(profile for profile, runtimes in PROFILE_RUNTIMES.items() if runtimes),
 )
 def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]]:
     """Runtimes list every skill's name and description for the model to choose from, within a
@@ -107,12 +108,15 @@ def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]
     window or 8,000 characters, descriptions shortened first, then skills left out. A skill whose
     description is cut is chosen on whatever is left of it. Shorten the descriptions (front-load
     the use case), or split the workspace. Checked against the runtimes of the skill's profile:
-    `claude-code` against Claude Code, `agentskills` against Claude Code and Codex;
+    `agentskills` against Claude Code and Codex, `claude-code`, `codex`, `gemini-cli`, `adk` and
+    `vscode-copilot` against their own runtime (the last three document no cap);
     `skills-lsp budget --runtime NAME` prints the whole listing. docs/budgets.md cites each figure."""
     skills = run.skills
     listed = [s for s in skills if s.kind is not FileKind.CONVENTION and s.name and s.description is not None]
     # Codex writes each skill's absolute path into its entry: count it as such.
-    entries = [ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path)) for s in listed]
+    entries = [
+        ListedSkill(s.name or "", s.description or "", os.path.abspath(s.path), s.when_to_use) for s in listed
+    ]
     checked = {profile: runtimes_for(profile) for profile in {s.profile or "" for s in listed}}
     runtimes = {r.name: r for found in checked.values() for r in found}
     for runtime in runtimes.values():

@@ -6,7 +6,7 @@ the tool manifest."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from skills_lsp.core.files import config as files_config
@@ -33,6 +33,20 @@ def parse_config(text: str, path: Path) -> tuple[Config, list[Finding]]:
     """A config file's text (an editor buffer) read as `load_config` reads the file."""
     config, problems = files_config.parse_config(text, path, NAMES)
     return config, file_findings(path, problems)
+
+
+def unknown_overlap_names(config: Config, known: Collection[str], text: str | None = None) -> list[Finding]:
+    """SK001 for names in the config's `overlap` that no skill in `known` has; `text` is the
+    config's (an editor buffer), else the file is read."""
+    if not config.overlap or config.source is None:
+        return []
+    if text is None:
+        try:
+            text = config.source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []  # load_config reports the unreadable file already
+    problems = files_config.overlap_name_problems(text, config.source, config, known)
+    return file_findings(config.source, problems)
 
 
 def load_tool_manifest(path: str | Path) -> tuple[StaticToolRegistry, list[Finding]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document
-from skills_lsp.core.workspace.settings import parse_config
+from skills_lsp.core.workspace.settings import parse_config, unknown_overlap_names
 from skills_lsp.server.folder import Folder, Outcome, Role
 
 
@@ -23,7 +23,10 @@ def update(folder: Folder, path: Path, text: str | None) -> Outcome:
 def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> list[Finding]:
     if path.name == "pyproject.toml" and "skills-lsp" not in text:
         return []
-    return parse_config(text, path)[1]
+    config, found = parse_config(text, path)
+    if folder.config.source is not None and folder.config.source == path:  # the folder's own config
+        found += unknown_overlap_names(config, {d.name for d in folder.index}, text)
+    return found
 
 
 ROLE = Role(update, findings)

@@ -102,7 +102,7 @@ def _listing_findings(folder: Folder, path: Path, ctx: RuleContext, me: NamedSki
     against the other skills summed up once (typing here changes nothing of theirs)."""
     if me.description is None or LISTING not in enabled_rules(ctx.profile, folder.config):
         return []
-    entry = ListedSkill(me.name or "", me.description, os.path.abspath(path))
+    entry = ListedSkill(me.name or "", me.description, os.path.abspath(path), me.when_to_use)
     found: list[Finding] = []
     for runtime in runtimes_for(ctx.profile.name):
         base = folder.listing_base(runtime, path)

@@ -102,7 +102,7 @@ describe('schemas for the YAML and JSON language services', () => {
     return found;
   };
 
-  test('the query file, the tool manifest and evals/evals.json each get their schema', () => {
+  test('the query file, the tool manifest, evals/evals.json and evals/eval_queries.json each get their schema', () => {
     const queries = './dist/schemas/skill-queries.schema.json';
     const tools = './dist/schemas/tool-registry.schema.json';
     assert.deepEqual(schemaFor(manifest.contributes.yamlValidation), {
@@ -115,6 +115,7 @@ describe('schemas for the YAML and JSON language services', () => {
       'skill-queries.json': queries,
       'skill-tools.json': tools,
       '**/evals/evals.json': './dist/schemas/evals.schema.json',
+      '**/evals/eval_queries.json': './dist/schemas/eval-queries.schema.json',
     });
   });
 

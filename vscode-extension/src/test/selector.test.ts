@@ -3,7 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { CONFIG_GLOB, customGlobs, documentSelector, globForPath, SERVED_GLOBS, watchGlobs } from '../selector';
+import {
+  CONFIG_GLOB,
+  customGlobs,
+  documentSelector,
+  globForPath,
+  SERVED_GLOBS,
+  WATCHED_ONLY_GLOBS,
+  watchGlobs,
+} from '../selector';
 
 /** A small glob matcher with VS Code's semantics for `**`, `*`, `?`, `{a,b}` and `[...]`. */
 function globToRegExp(glob: string): RegExp {
@@ -72,6 +80,13 @@ describe('documentSelector', () => {
     }
   });
 
+  test("reaches a skill's trigger evals in any language", () => {
+    for (const language of ['json', 'jsonc', 'plaintext']) {
+      assert.ok(selected('/w/skills/pdf/evals/eval_queries.json', language));
+    }
+    assert.ok(!selected('/w/skills/pdf/evals/evals.json', 'json'));
+  });
+
   test('leaves other documents alone', () => {
     assert.ok(!selected('/w/README.md', 'markdown'));
     assert.ok(!selected('/w/docs/guide.md', 'markdown'));
@@ -106,9 +121,12 @@ describe('globForPath', () => {
 });
 
 describe('watchGlobs', () => {
-  test('served files, config files and custom paths', () => {
+  test('served files, config files, evals, ignore files and custom paths', () => {
     const globs = watchGlobs({ queryFile: 'tests/q.yaml' });
-    assert.deepEqual(globs, [...SERVED_GLOBS, CONFIG_GLOB, '**/tests/q.yaml']);
+    assert.deepEqual(globs, [...SERVED_GLOBS, CONFIG_GLOB, ...WATCHED_ONLY_GLOBS, '**/tests/q.yaml']);
+    assert.ok(globs.some((g) => globToRegExp(g).test('/w/.gitignore')));
+    assert.ok(globs.some((g) => globToRegExp(g).test('/w/sub/.ignore')));
+    assert.ok(globs.some((g) => globToRegExp(g).test('/w/skills/pdf/evals/evals.json')));
     assert.ok(globToRegExp(CONFIG_GLOB).test('/w/pyproject.toml'));
     assert.ok(globToRegExp(CONFIG_GLOB).test('/w/sub/skills-lsp.toml'));
   });
@@ -124,6 +142,6 @@ describe('watchGlobs', () => {
     const block = /WATCHED = \(([\s\S]*?)\n\)/.exec(source);
     assert.ok(block, 'WATCHED not found in sync.py');
     const server = [...block[1]!.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-    assert.deepEqual(server.sort(), [...SERVED_GLOBS, CONFIG_GLOB].sort());
+    assert.deepEqual(server.sort(), watchGlobs().sort());
   });
 });
