@@ -146,3 +146,15 @@ def test_workspace_discovery_is_deterministic_and_labelled(tmp_path: Path) -> No
 )
 def test_kind_of(path: str, kind: FileKind) -> None:
     assert kind_of(path) is kind
+
+
+def test_each_runtimes_own_folder_is_found_below_the_root_too(tmp_path: Path) -> None:
+    # A monorepo: a project's .codex/ or .gemini/ skills are walked into like .claude/'s,
+    # so the runtime's profile (rules/profiles.LOCATION_PROFILES) ever gets to judge them.
+    for runtime in (".claude", ".codex", ".gemini", ".github"):
+        touch(tmp_path, f"projects/app/{runtime}/skills/s/SKILL.md")
+    touch(tmp_path, "projects/app/.cache/skills/s/SKILL.md")  # any other hidden folder is not
+    found = rel(tmp_path, discover_agent_skills(tmp_path))
+    assert found == [
+        f"projects/app/{runtime}/skills/s/SKILL.md" for runtime in (".claude", ".codex", ".gemini", ".github")
+    ]

@@ -192,7 +192,7 @@ def _walk_workspace(
     root_parts = [tuple(PurePosixPath(r).parts) for r in roots]
     everywhere = () in root_parts  # the workspace root itself is a root
     hidden_ok = {part for parts in root_parts for part in parts if part.startswith(".")}
-    hidden_ok |= {".claude", ".github", ".skills", ".agents"}
+    hidden_ok |= {".claude", ".codex", ".gemini", ".github", ".skills", ".agents"}  # runtimes' own folders
     skills: list[str] = []
     conventions: list[str] = []
     seen: set[tuple[int, int]] = set()
