@@ -19,13 +19,14 @@ def write_skill(root: Path, name: str, text: str | bytes) -> Path:
     return write(root / "skills" / name / "SKILL.md", text)
 
 
-def run_cli(*argv: str, cwd: Path) -> tuple[int, str, str]:
-    """`skills-lsp ARGV` run in-process from `cwd`: (exit status, stdout, stderr)."""
+def run_cli(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    """`skills-lsp ARGV` run in-process (from `cwd` when given): (exit status, stdout, stderr)."""
     from skills_lsp.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     old = Path.cwd()
-    os.chdir(cwd)
+    if cwd is not None:
+        os.chdir(cwd)
     try:
         code = main(list(argv), out, err)
     finally:

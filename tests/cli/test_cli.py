@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from skills_lsp.cli import main
 from skills_lsp.core.rules import RULES
@@ -21,18 +22,7 @@ GOOD = "---\nname: good\ndescription: Formats notes. Use when the user asks for 
 BAD = "---\nname: Bad\ndescription: x\n---\nSee [a](references/none.md).\n"
 
 
-def run(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    if cwd is not None:
-        old = Path.cwd()
-        os.chdir(cwd)
-        try:
-            code = main(list(argv), out, err)
-        finally:
-            os.chdir(old)
-    else:
-        code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
+run = run_cli  # `skills-lsp ARGV` in-process: (exit status, stdout, stderr)
 
 
 @pytest.fixture()

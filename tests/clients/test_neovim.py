@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+from nvim_process import driver_result, run_nvim
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -94,28 +94,8 @@ def nvim(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         "-u", str(HERE / "nvim_init.lua"),
         "-c", f"luafile {_vim_path(HERE / 'nvim_driver.lua')}",
     ]  # fmt: skip
-    proc = subprocess.Popen(
-        command,
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: a kill takes the server with it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=KILL_AFTER)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"nvim did not quit within {KILL_AFTER} s\n{stdout}{stderr}\n{_log_tail(xdg)}")
-    detail = f"nvim exit code {proc.returncode}\n{stdout}{stderr}\nlsp.log:\n{_log_tail(xdg)}"
-    if not out.exists():
-        pytest.fail(f"the driver wrote no result\n{detail}")
-    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-    if result.get("error"):
-        pytest.fail(f"the driver failed after steps {result.get('steps')}: {result['error']}\n{detail}")
+    output = run_nvim(command, workspace, env, KILL_AFTER, lambda: _log_tail(xdg))
+    result = driver_result(out, f"{output}\nlsp.log:\n{_log_tail(xdg)}")
     result["workspace"] = str(workspace)
     result["log"] = "".join(p.read_text(errors="replace") for p in xdg.rglob("lsp.log"))
     return result

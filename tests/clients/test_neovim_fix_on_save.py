@@ -12,12 +12,11 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from nvim_process import driver_result, run_nvim
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -68,25 +67,8 @@ def test_writing_a_skill_applies_its_safe_fixes(tmp_path: Path) -> None:
         "-c", f"luafile {snippet}",
         "-c", f"luafile {HERE / 'nvim_fix_on_save.lua'}",
     ]  # fmt: skip
-    proc = subprocess.Popen(
-        command,
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # a kill takes the server with it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=KILL_AFTER)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"nvim did not quit within {KILL_AFTER} s\n{stdout}{stderr}")
-    assert out.exists(), f"the driver wrote no result\n{stdout}{stderr}"
-    result = json.loads(out.read_text(encoding="utf-8"))
-    assert not result.get("error"), f"{result}\n{stdout}{stderr}"
+    output = run_nvim(command, workspace, env, KILL_AFTER)
+    result = driver_result(out, output)
     assert result["before"] == ["SK204", "SK205", "SK208", "SK401", "SK501", "SK505"]
     after = skill.read_text(encoding="utf-8")
     # SK501's safe fix: the list became a string; the unsafe renames were not made.

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from nvim_process import driver_result, run_nvim
 
 REPO = Path(__file__).resolve().parents[2]
 NVIM = os.environ.get("SKILLS_LSP_NVIM") or shutil.which("nvim")
@@ -119,27 +118,8 @@ def yamlls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "XDG_STATE_HOME": str(tmp / "xdg" / "state"),
         "XDG_DATA_HOME": str(tmp / "xdg" / "data"),
     }
-    proc = subprocess.Popen(
-        [NVIM, "--headless", "--clean", "-c", f"luafile {driver}"],
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"nvim did not quit within 60 s\n{stdout}{stderr}")
-    if not out.exists():
-        pytest.fail(f"the driver wrote no result\n{stdout}{stderr}")
-    result: dict[str, Any] = json.loads(out.read_text())
-    if result.get("error"):
-        pytest.fail(f"the driver failed: {result['error']}\n{stdout}{stderr}")
+    output = run_nvim([NVIM, "--headless", "--clean", "-c", f"luafile {driver}"], workspace, env, 60)
+    result = driver_result(out, output)
     return result
 
 
