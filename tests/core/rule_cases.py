@@ -322,6 +322,7 @@ CASES: list[Case] = [
     Case("sk201-agentskill", "SK201", AG, SKILL, fm("description: Use when 🚀 x"), (0, 0, 0, 3)),
     Case("sk201-flat-no-fix", "SK201", None, FLAT, fm("description: Use when 🚀 x"), (0, 0, 0, 3)),
     Case("sk202-null", "SK202", AG, SKILL, fm("name:", DESC), (1, 0, 1, 4)),
+    Case("sk202-null-word", "SK202", AG, SKILL, fm("name: null", DESC), (1, 6, 1, 10)),
     Case("sk202-empty-string", "SK202", AG, SKILL, fm('name: ""', DESC), (1, 6, 1, 8)),
     Case("sk202-list", "SK202", AG, SKILL, fm("name:", "  - 🚀", DESC), (2, 2, 2, 5)),
     Case(

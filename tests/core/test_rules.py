@@ -314,3 +314,14 @@ def test_sk111_position_after_bom(tmp_path: Path) -> None:
     (finding,) = [f for f in validate_file(path) if f.code == "SK111"]
     # Line 0 without the BOM is "--- \ufffd": the bad byte is column 4 (reported as (0, 5, 0, 6)).
     assert as_tuple(finding.range) == (0, 4, 0, 5)
+
+
+def test_a_name_yaml_reads_as_null_says_how_to_write_the_word(tmp_path: Path) -> None:
+    skill = tmp_path / "null" / "SKILL.md"
+    skill.parent.mkdir()
+    skill.write_text("---\nname: null\ndescription: Nothing. Use when asked.\n---\n# x\n", encoding="utf-8")
+    (finding,) = [f for f in validate_file(skill) if f.code == "SK202"]
+    assert (
+        finding.message
+        == '`name` is `null`, which YAML reads as no value; write `name: "null"` for the word.'
+    )

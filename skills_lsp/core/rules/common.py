@@ -42,4 +42,12 @@ def empty_or_not_string(ctx: RuleContext, key: str) -> Iterator[Report]:
     elif not text.strip():
         # A bare `key:` has an empty range; point at the key then.
         empty_plain = pair.value.range.start == pair.value.range.end
-        yield Report(pair.key.range if empty_plain else pair.value.range, f"`{key}` is empty.")
+        written = str(pair.value.value) if pair.value.is_null and not empty_plain else ""
+        if written:  # `name: null` or `~`: the author may have meant the word
+            message = (
+                f"`{key}` is `{written}`, which YAML reads as no value; "
+                f'write `{key}: "{written}"` for the word.'
+            )
+        else:
+            message = f"`{key}` is empty."
+        yield Report(pair.key.range if empty_plain else pair.value.range, message)
