@@ -49,6 +49,10 @@ class Range:
     def of(line: int, col: int, end_line: int, end_col: int) -> Range:
         return Range(Position(line, col), Position(end_line, end_col))
 
+    def row(self) -> list[int]:
+        """The range as `[line, col, end_line, end_col]` (JSON caches); `Range.of(*row)` reads it."""
+        return [self.start.line, self.start.character, self.end.line, self.end.character]
+
     @staticmethod
     def point(line: int, col: int) -> Range:
         return Range(Position(line, col), Position(line, col))

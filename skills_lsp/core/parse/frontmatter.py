@@ -845,12 +845,7 @@ def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> b
 
 def when_to_use(doc: Document) -> str:
     """The frontmatter's `when_to_use` text, trimmed ("" when absent or not text)."""
-    if doc.root is None or doc.root.kind != "mapping":
+    pair = doc.get("when_to_use")
+    if pair is None or pair.value.kind != "scalar" or pair.value.is_null:
         return ""
-    for pair in doc.pairs:
-        if pair.name == "when_to_use":
-            node = pair.value
-            if node.kind != "scalar" or node.is_null:
-                return ""
-            return str(node.value).strip()
-    return ""
+    return str(pair.value.value).strip()

@@ -21,7 +21,7 @@ from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Positio
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited, when_to_use
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.common import scalar_text
+from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.parallel import check_in_parallel
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import RuleContext, Target
@@ -262,13 +262,16 @@ def check_file(
                 cache.put(item.path, hit)
             findings = [_finding_from_cache(item.path, row) for row in hit["findings"]]
             nr, dr = hit.get("name_range"), hit.get("description_range")
-            name_range = Range(Position(nr[0], nr[1]), Position(nr[2], nr[3])) if nr else None
-            description_range = Range(Position(dr[0], dr[1]), Position(dr[2], dr[3])) if dr else None
             named = NamedSkill(
-                item.path, item.kind, hit.get("name"), name_range, hit.get("description"), description_range
+                item.path,
+                item.kind,
+                hit.get("name"),
+                Range.of(*nr) if nr else None,
+                hit.get("description"),
+                Range.of(*dr) if dr else None,
+                profile=chosen.name,
+                when_to_use=str(hit.get("when_to_use") or ""),
             )
-            named.when_to_use = str(hit.get("when_to_use") or "")
-            named.profile = chosen.name
             directives = [Directive.from_row(row) for row in hit.get("directives", [])]
             return FileCheck(findings, named, True, directives)
     if data is None:
@@ -297,7 +300,6 @@ def check_file(
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
-        r, d = named.name_range, named.description_range
         cache.put(
             item.path,
             {
@@ -306,13 +308,11 @@ def check_file(
                 "findings": [_finding_to_cache(f) for f in result.findings],
                 "probes": probes,
                 "name": named.name,
-                "name_range": [r.start.line, r.start.character, r.end.line, r.end.character] if r else None,
+                "name_range": named.name_range.row() if named.name_range else None,
                 "directives": [directive.to_row() for directive in directives],
                 "description": named.description,
                 "when_to_use": named.when_to_use,
-                "description_range": (
-                    [d.start.line, d.start.character, d.end.line, d.end.character] if d else None
-                ),
+                "description_range": named.description_range.row() if named.description_range else None,
             },
         )
     return FileCheck(result.findings, named, False, directives)
@@ -343,20 +343,19 @@ def check_item(
 
 def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
     """What the workspace rules need to know of one checked file."""
-    mapping = ctx.doc.root is not None and ctx.doc.root.kind == "mapping"
-    pair = ctx.get("name") if mapping else None
-    text = scalar_text(ctx, pair.value) if pair is not None else None
+    found = field_text(ctx, "name")
+    pair, text = found if found is not None else (None, None)
     if pair is None or not text or not text.strip():
         return NamedSkill(item.path, item.kind, None, None, profile=ctx.profile.name)
-    described = ctx.get("description") if mapping else None
-    description = scalar_text(ctx, described.value) if described is not None else None
+    described = field_text(ctx, "description")
+    description = described[1] if described is not None else None
     return NamedSkill(
         item.path,
         item.kind,
         text.strip(),
         pair.value.range,
         description.strip() if description is not None else None,
-        described.value.range if described is not None and description is not None else None,
+        described[0].value.range if described is not None and description is not None else None,
         ctx.profile.name,
         when_to_use(ctx.doc),
     )

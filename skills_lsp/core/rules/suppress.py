@@ -84,9 +84,9 @@ class Directive:
         return [
             self.style,
             self.verb,
-            _range_row(self.comment),
-            _range_row(self.delete),
-            [[e.code, _range_row(e.range), e.first_line, e.last_line] for e in self.entries],
+            self.comment.row(),
+            self.delete.row(),
+            [[e.code, e.range.row(), e.first_line, e.last_line] for e in self.entries],
             self.problem,
             self.reason,
         ]
@@ -103,10 +103,6 @@ class Directive:
             problem,
             reason,
         )
-
-
-def _range_row(rng: Range) -> list[int]:
-    return [rng.start.line, rng.start.character, rng.end.line, rng.end.character]
 
 
 def _known(code: str) -> bool:

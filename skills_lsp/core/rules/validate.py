@@ -28,9 +28,6 @@ def code_matches(code: str, patterns: Iterable[str]) -> bool:
     return any(p == "ALL" or code.startswith(p) for p in patterns)
 
 
-_matches = code_matches
-
-
 @lru_cache(maxsize=1024)
 def _enabled(
     profile: Profile, select: tuple[str, ...] | None, extend: tuple[str, ...], ignore: tuple[str, ...]
@@ -38,8 +35,8 @@ def _enabled(
     chosen: list[Rule] = []
     for code, rule in sorted(RULES.items()):
         explicit = code in (select or ()) or code in extend
-        wanted = (select is None or _matches(code, select)) or _matches(code, extend)
-        if not wanted or _matches(code, ignore):
+        wanted = (select is None or code_matches(code, select)) or code_matches(code, extend)
+        if not wanted or code_matches(code, ignore):
             continue
         if not rule.enabled_in(profile.name) and not explicit:
             continue
@@ -143,11 +140,11 @@ def finish_findings(
     on those comments. Every finding of the file must be in `findings` (the workspace rules'
     too), or a comment that silences one of them would look unused."""
     ignored = config.ignored_for(path)
-    kept, used = suppress((f for f in findings if not _matches(f.code, ignored)), directives)
+    kept, used = suppress((f for f in findings if not code_matches(f.code, ignored)), directives)
     if directives:
         run = SuppressionRun(directives, used)
         for rule in enabled_rules(profile, config):
-            if rule.target is not Target.SUPPRESSION or _matches(rule.code, ignored):
+            if rule.target is not Target.SUPPRESSION or code_matches(rule.code, ignored):
                 continue
             severity = severity_for(rule, profile, config)
             for report in rule.check(run):
@@ -194,11 +191,10 @@ def collision_findings(
         if rule.target is not Target.COLLISION:
             continue
         configured = any(rule.code.startswith(p) for p in config.severity)
+        base = severity_for(rule, profile, config)
         for rivalry in rivalries:
             for report in rule.check(rivalry):
-                severity = severity_for(rule, profile, config)
-                if report.severity is not None and not configured:
-                    severity = report.severity
+                severity = report.severity if report.severity is not None and not configured else base
                 findings.append(Finding(str(path), rule.code, severity, report.message, report.range))
     return findings
 
