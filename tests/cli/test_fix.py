@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 from helpers import run_cli as run
 from helpers import write_skill as skill
 from hypothesis import HealthCheck, given, settings
@@ -283,8 +284,12 @@ def test_no_fixable_finding_is_left_in_the_examples_after_fix(tmp_path: Path, un
 # --- properties ---------------------------------------------------------------------------------
 
 _WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
-# A name YAML reads as something else (`null`, `~`) is not a valid skill: SK202 says so.
-_NAMES = st.lists(_WORD, min_size=1, max_size=3).map("-".join).filter(lambda n: n != "null")
+# A plain word YAML reads as something else (`null`, `true`, `yes`) is no valid name (SK202) or
+# metadata value (a string is required, and its fix quotes it): valid skills use text words.
+_TEXT_WORD = _WORD.filter(lambda w: isinstance(yaml.safe_load(w), str))
+_NAMES = (
+    st.lists(_WORD, min_size=1, max_size=3).map("-".join).filter(lambda n: isinstance(yaml.safe_load(n), str))
+)
 _SAFE_TEXT = (
     st.text(
         alphabet=st.characters(
@@ -309,7 +314,7 @@ def valid_skills(draw: st.DrawFn) -> tuple[str, bytes]:
     if draw(st.booleans()):
         lines.append("license: MIT")
     if draw(st.booleans()):
-        lines += ["metadata:", f"  author: {draw(_WORD)}", f'  version: "{draw(st.integers(0, 9))}.0"']
+        lines += ["metadata:", f"  author: {draw(_TEXT_WORD)}", f'  version: "{draw(st.integers(0, 9))}.0"']
     if draw(st.booleans()):
         lines.append("# a comment line")
     lines += ["---", "", f"# {draw(_SAFE_TEXT)}", "", draw(_SAFE_TEXT)]
