@@ -5,14 +5,13 @@ as `skills-lsp check --fix` does, so editors can fix on save."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from lsprotocol import types
 
 from skills_lsp.core.model import Applicability, Finding, Fix, Position, Range, TextEdit
 from skills_lsp.core.parse.frontmatter import BOM, split_lines
-from skills_lsp.core.rules.fixing import fix_text
+from skills_lsp.core.rules.fixing import allowed, fix_text, line_starts
 from skills_lsp.server.base import SkillsLanguageServer, Snapshot
 from skills_lsp.server.diagnostics import to_diagnostic
 
@@ -31,7 +30,6 @@ def _matching(diagnostic: types.Diagnostic, sent: list[types.Diagnostic]) -> typ
     return diagnostic
 
 
-_BREAK = re.compile(r"\r\n|\r|\n")
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.skills-lsp"
 
 
@@ -66,11 +64,7 @@ def register(server: SkillsLanguageServer) -> None:
 def _fix_all(ls: SkillsLanguageServer, snapshot: Snapshot) -> types.CodeAction | None:
     """Every safe fix of the buffer (in rounds, as `check --fix`), as one edit of the lines that
     change; None when there is nothing to fix."""
-    if not any(
-        f.applicability is Applicability.SAFE and not f.changes and f.edits
-        for finding in snapshot.findings(ls.state)
-        for f in finding.fixes
-    ):
+    if not any(allowed(f, unsafe=False) for finding in snapshot.findings(ls.state) for f in finding.fixes):
         return None
     bom = BOM if snapshot.text.startswith(BOM) else ""
     first_check = [True]
@@ -103,7 +97,7 @@ def _changed_lines(ls: SkillsLanguageServer, old_text: str, new_text: str) -> ty
     tail = 0
     while tail < min(len(old), len(new)) - head - 1 and old[-1 - tail] == new[-1 - tail]:
         tail += 1
-    new_starts = _line_starts(new_text)
+    new_starts = line_starts(new_text)
     if tail:  # from column 0 of the first changed line to column 0 of the first line kept
         rng = Range(Position(head, 0), Position(len(old) - tail, 0))
         text = new_text[new_starts[head] : new_starts[len(new) - tail]]
@@ -111,10 +105,6 @@ def _changed_lines(ls: SkillsLanguageServer, old_text: str, new_text: str) -> ty
         rng = Range(Position(head, 0), Position(len(old) - 1, len(old[-1])))
         text = new_text[new_starts[head] :]
     return types.TextEdit(ls.codec.range_to_client(old, rng), text)
-
-
-def _line_starts(text: str) -> list[int]:
-    return [0, *(m.end() for m in _BREAK.finditer(text))]
 
 
 def _quick_fixes(

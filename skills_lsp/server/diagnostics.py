@@ -10,7 +10,7 @@ from lsprotocol import types
 
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.server.base import SkillsLanguageServer
-from skills_lsp.server.folder import FileRole
+from skills_lsp.server.folder import FileRole, same_file
 
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
@@ -55,7 +55,10 @@ async def settle(ls: SkillsLanguageServer, uri: str) -> None:
     """Score the test queries a queries file's diagnostics report, in steps that leave the event
     loop free for other requests (and for a cancel of this one)."""
     snapshot = ls.snapshot(uri)
-    if snapshot is not None and snapshot.role is FileRole.QUERIES:
+    if snapshot is None or snapshot.role is not FileRole.QUERIES:
+        return
+    # A skill's trigger evals (evals/eval_queries.json) are scored on their own (results_for).
+    if same_file(snapshot.path, snapshot.folder.query_path):
         await snapshot.folder.results_async()
 
 

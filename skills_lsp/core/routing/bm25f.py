@@ -241,9 +241,14 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return (stem(word),)
 
 
+def _words(text: str) -> list[str]:
+    """The words of `text` before stop words and stemming (the bulk build counts these)."""
+    return _WORD.findall(text.casefold().replace("’", "'"))
+
+
 def terms(text: str) -> list[str]:
     """Words as bm25f sees them: case-folded, stop words dropped, stemmed; CJK characters alone."""
-    return [term for word in _WORD.findall(text.casefold().replace("’", "'")) for term in _word_terms(word)]
+    return [term for word in _words(text) for term in _word_terms(word)]
 
 
 @dataclass(frozen=True)
@@ -379,7 +384,7 @@ class Bm25fSearch(SlottedSearch):
         sizes: list[int] = []  # distinct words per (document, field), document-major
         for doc in docs:
             for field in FIELDS:
-                counted = Counter(_WORD.findall(_field_text(doc, field).casefold().replace("’", "'")))
+                counted = Counter(_words(_field_text(doc, field)))
                 words.extend(counted)
                 repeats.extend(counted.values())
                 sizes.append(len(counted))

@@ -36,7 +36,8 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 FindingFilter = Callable[[list[Finding], str], list[Finding]]  # (findings, text) -> those to fix
 
 
-def _line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> list[int]:
+    """The offset at which each line of `text` starts (any line break)."""
     return [0, *(m.end() for m in _BREAK.finditer(text))]
 
 
@@ -53,7 +54,7 @@ def _offset(text: str, starts: list[int], pos: Position) -> int:
 def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     """`text` with `edits` applied (LSP semantics: every position refers to `text` before any
     edit; inserts at one position keep their order). Raises ValueError on overlapping edits."""
-    starts = _line_starts(text)
+    starts = line_starts(text)
     located = sorted(
         (_offset(text, starts, e.range.start), _offset(text, starts, e.range.end), i, e.new_text)
         for i, e in enumerate(edits)
