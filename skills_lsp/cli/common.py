@@ -100,11 +100,18 @@ def load_index(args: argparse.Namespace) -> SkillIndex:
     """The command's index: the crate's with `--crate`, else the workspace index through the
     persistent store in the workspace's cache folder (the one `check` uses)."""
     from skills_lsp.core.index.skill_index import load_skill_index
-    from skills_lsp.core.index.store import load_cached_workspace_index
 
     root, config = workspace_of(args)
     if getattr(args, "crate", False):
         return load_skill_index(root)
+    return load_workspace(root, config)
+
+
+def load_workspace(root: Path, config: Config) -> SkillIndex:
+    """`root`'s workspace index as every command sees it: the config's roots, depth and ignore
+    rules, through the persistent store in the workspace's cache folder (the one `check` uses)."""
+    from skills_lsp.core.index.store import load_cached_workspace_index
+
     cache_dir = default_cache_dir([root], config)
     return load_cached_workspace_index(
         root, config.roots_for(root), config.max_depth, cache_dir, config.ignore_filter(root)
@@ -114,11 +121,17 @@ def load_index(args: argparse.Namespace) -> SkillIndex:
 def keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
     """Semantic scorers: reuse skill vectors saved by earlier runs, in the workspace's cache
     folder (the one `check` uses); main() saves what this run adds."""
+    root, config = workspace_of(args)
+    attach_vectors(root, config, scorers)
+
+
+def attach_vectors(root: Path, config: Config, scorers: Sequence[str]) -> None:
+    """Embedding scorers reuse the skill vectors kept in `root`'s cache folder (the one `check`
+    uses); nothing to do for the others."""
     if not any(SCORERS[s].extra == "semantic" for s in scorers if s in SCORERS):
         return
     from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
 
-    root, config = workspace_of(args)
     VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
 
 

@@ -15,8 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from skills_lsp.cli.common import UsageError, printable
-from skills_lsp.core.files.config import Config
+from skills_lsp.cli.common import UsageError, attach_vectors, load_workspace, printable
 from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.model import Finding, Severity
 from skills_lsp.core.parse.frontmatter import parse_text
@@ -168,7 +167,6 @@ def select_skills(
     root: Path, request: str, top_k: int = 5, scorer: str | None = None, min_score: float | None = None
 ) -> dict[str, Any]:
     """The workspace's skills ranked for `request` by the configured (or default) scorer."""
-    from skills_lsp.core.index.skill_index import load_workspace_index
     from skills_lsp.core.routing.scorer import SelectionPolicy
     from skills_lsp.core.workspace.scorers import default_scorer
 
@@ -181,10 +179,10 @@ def select_skills(
     if min_score is not None and not math.isfinite(min_score):
         raise ToolInputError("`min_score` must be a finite number")
     config, _ = resolve_config([root])
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    index = load_workspace(root, config)
     name = scorer or default_scorer(config, index)
     spec = SCORERS[name]
-    _keep_vectors(root, config, name)
+    attach_vectors(root, config, [name])
     threshold = spec.default_min_score if min_score is None else min_score
     policy = SelectionPolicy(top_k, threshold, [], [], "ascii", name)
     matches = spec.select_once(index, request, policy)
@@ -204,7 +202,6 @@ def overlap_skills(
 ) -> dict[str, Any]:
     """The pairs of skills that compete for the same requests (`skills-lsp overlap`), or only
     `skill`'s rivals: for each, the request (a sentence of the description) both would take."""
-    from skills_lsp.core.index.skill_index import load_workspace_index
     from skills_lsp.core.routing.overlap import CLOSE, collisions_for, overlapping_pairs
     from skills_lsp.core.workspace.scorers import default_scorer
 
@@ -214,9 +211,9 @@ def overlap_skills(
     if not (math.isfinite(ratio) and 0.0 < ratio <= 1.0):
         raise ToolInputError("`close` must be a ratio above 0 and at most 1, e.g. 0.9")
     config, _ = resolve_config([root])
-    index = load_workspace_index(root, config.roots_for(root), config.max_depth)
+    index = load_workspace(root, config)
     name = scorer or default_scorer(config, index)
-    _keep_vectors(root, config, name)
+    attach_vectors(root, config, [name])
     if skill is None:
         found = overlapping_pairs(index, name, config.accepted_overlaps(), ratio)
     else:
@@ -231,16 +228,6 @@ def overlap_skills(
         row["paths"] = [_shown(root, str(p)) for p in (collision.skill_path, collision.rival_path)]
         pairs.append(row)
     return {"scorer": name, "skills": len(index), "close": ratio, "pairs": pairs}
-
-
-def _keep_vectors(root: Path, config: Config, scorer: str) -> None:
-    """An embedding scorer reuses the skill vectors `check`'s cache folder keeps."""
-    if SCORERS[scorer].extra != "semantic":
-        return
-    from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
-    from skills_lsp.core.rules.check import default_cache_dir
-
-    VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
 
 
 def explain_rule(code: str) -> dict[str, Any]:

@@ -153,6 +153,26 @@ async def test_select_scores_a_request_like_the_select_command(workspace: Path) 
     assert nothing["matches"] == []
 
 
+async def test_select_and_overlap_leave_out_what_the_config_excludes(workspace: Path) -> None:
+    """The MCP tools see the workspace the commands see: `exclude` and .gitignore apply."""
+    for folder in ("drafts", "ignored"):
+        twin = workspace / folder / "pdf-form-twin"
+        twin.mkdir(parents=True)
+        original = (workspace / "skills" / "pdf-form-filling" / "SKILL.md").read_text(encoding="utf-8")
+        (twin / "SKILL.md").write_text(original.replace("name: pdf-form-filling", "name: pdf-form-twin"))
+    with (workspace / "skills-lsp.toml").open("a", encoding="utf-8") as config:
+        config.write('exclude = ["drafts/"]\n')
+    (workspace / ".gitignore").write_text("ignored/\n", encoding="utf-8")
+    request = "Fill in the PDF form with the applicant's data from this JSON file"
+    async with session(workspace) as client:
+        answer = await call(client, "select", request=request, top_k=5)
+        pairs = await call(client, "overlap")
+    _, out, _ = cli("select", request, "--top-k", "5", "--format", "json", cwd=workspace)
+    assert [m["name"] for m in answer["matches"]] == [e["name"] for e in json.loads(out)]
+    assert "pdf-form-twin" not in {m["name"] for m in answer["matches"]}
+    assert not any("pdf-form-twin" in p["skills"] for p in pairs["pairs"])
+
+
 async def test_overlap_finds_a_rival_like_the_overlap_command(workspace: Path) -> None:
     twin = workspace / "skills" / "pdf-form-twin"
     twin.mkdir()
