@@ -91,10 +91,13 @@ def test_removal_equals_a_fresh_build(scorer: str) -> None:
     for d in docs[::3]:
         index.remove(d.path)
     fresh = SkillIndex([d for i, d in enumerate(docs) if i % 3])
+    found = 0
     for query in ("pdf form", "invoice cleaning", "数据", "deploy to the cluster"):
         got = ranking(index, query, policy)
         assert got == ranking(fresh, query, policy)
-        assert got and all(name not in {d.name for d in docs[::3]} for _, name, _ in got)
+        assert all(name not in {d.name for d in docs[::3]} for _, name, _ in got)
+        found += bool(got)
+    assert found >= 3  # hybrid may sink a two-character request as a quick question (test_intent.py)
 
 
 @pytest.mark.parametrize("scorer", EMBEDDING_SCORERS)
@@ -157,6 +160,7 @@ def test_hybrid_is_the_weighted_mean_of_bm25f_and_semantic() -> None:
         m.skill.name: m.score for m in select_skills(index, query, SelectionPolicy(4, 0.0, scorer="semantic"))
     }
     parts = hybrid_for(index).components(query)
+    assert hybrid_for(index).penalty(query) == 0.0  # a task: no quick-question penalty (test_intent.py)
     assert hybrid and set(hybrid) <= set(lexical) | set(meaning)
     for d in docs:
         words, sense = parts[id(d)]
@@ -425,7 +429,7 @@ def test_the_policy_takes_the_scorers_default_threshold() -> None:
     )
     for scorer in selection.SCORERS:
         assert SelectionPolicy(scorer=scorer).min_score == DEFAULT_MIN_SCORE[scorer]
-    assert SelectionPolicy(scorer="hybrid").min_score == DEFAULT_MIN_SCORE["hybrid"] == 0.35
+    assert SelectionPolicy(scorer="hybrid").min_score == DEFAULT_MIN_SCORE["hybrid"] == 0.28
     assert all(0.0 < DEFAULT_MIN_SCORE[s] < 1.0 for s in ("bm25f", "semantic", "hybrid"))
     # An explicit min_score is kept, 0.0 and the crate's 1.0 included.
     assert SelectionPolicy(min_score=0.0, scorer="hybrid").min_score == 0.0
@@ -447,7 +451,7 @@ def test_explain_case_with_hybrid_shows_both_parts(skills: SkillIndex) -> None:
     case = QueryCase("deploy the pods to the cluster", ("kubernetes-deploy",))
     text = explain_case(skills, case, scorer="hybrid")
     lines = text.splitlines()
-    assert lines[2] == "Expected: `kubernetes-deploy` (hybrid scorer, min_score 0.35)"
+    assert lines[2] == "Expected: `kubernetes-deploy` (hybrid scorer, min_score 0.28)"
     assert lines[4].startswith("1. **kubernetes-deploy** ") and "below min_score" not in lines[4]
     why = lines[5]
     parts = hybrid_for(skills).components(case.query)[id(skills.find_by_name("kubernetes-deploy"))]

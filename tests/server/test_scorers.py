@@ -116,7 +116,7 @@ async def test_a_hybrid_workspace_routes_hovers_and_scores_with_hybrid(tmp_path:
     ):
         text = await hover_text(client, doc.uri, doc.position(PDF_QUERY, after=5))
         assert text.startswith(
-            f"**{PDF_QUERY}**\n\nExpected: `pdf-form-filling` (hybrid scorer, min_score 0.35)\n\n"
+            f"**{PDF_QUERY}**\n\nExpected: `pdf-form-filling` (hybrid scorer, min_score 0.28)\n\n"
             "1. **pdf-form-filling** "
         )
         first_why = text.splitlines()[5]

@@ -7,7 +7,9 @@ under bm25f": all route the right skill first about equally often (65-68%), and 
 away the fewest answerable requests at a threshold that keeps "no skill fits" requests at 10%
 false accepts (benchmarks/README.md). bm25f's weight is the larger because its scores say more
 about whether anything fits; the embedding is what lifts a paraphrase that shares few words.
-Needs an embedding model (the `semantic` extra).
+A request that reads like a quick question rather than a task ("what does net 30 mean?") takes a
+penalty the same for every skill (intent.py), so it can fall under min_score without any skill's
+rank changing. Needs an embedding model (the `semantic` extra).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.routing.bm25f import Bm25fSearch, bm25f_for, matched_terms, shared_words
+from skills_lsp.core.routing.intent import probe_for, quick_answer_penalty
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.semantic import APPROXIMATION, DECIMALS, select_exact, semantic_for
 
@@ -72,12 +75,22 @@ class HybridSearch:
         aligned = np.where(order >= 0, words[np.maximum(order, 0)], 0.0)
         return aligned
 
+    def task_probability(self, query: str) -> float:
+        """How likely `query` asks for a task rather than a quick answer (intent.py); 1.0 when the
+        model has no probe."""
+        probe = probe_for(self.semantic.model)
+        return 1.0 if probe is None else probe.task_probability(self.semantic.query_vector(query))
+
+    def penalty(self, query: str) -> float:
+        """What every skill's score loses for `query` (0 for a request that reads like a task)."""
+        return quick_answer_penalty(self.task_probability(query))
+
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Scores in the semantic search's slot order."""
         meaning = self.semantic.scores(query)
-        fused: np.ndarray[Any, np.dtype[np.float64]] = np.round(
-            self.weight * self._words(query) + (1.0 - self.weight) * meaning, DECIMALS
-        )
+        mean = self.weight * self._words(query) + (1.0 - self.weight) * meaning
+        shifted = np.maximum(mean - np.float64(self.penalty(query)), np.float64(0.0))
+        fused: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
         return fused
 
     def components(self, query: str) -> dict[int, tuple[float, float]]:
@@ -95,14 +108,18 @@ class HybridSearch:
         vector = self.semantic.query_vector(query)
         words = self._words(query)
         meaning = 1.0 - self.weight
+        penalty = self.penalty(query)
 
         def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
-            exact = self.weight * words[slots] + meaning * self.semantic.exact(vector, slots)
-            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(exact, DECIMALS)
+            exact = self.weight * words[slots] + meaning * self.semantic.exact(vector, slots) - penalty
+            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(np.clip(exact, 0, 1), DECIMALS)
             return rounded
 
-        approximate = self.weight * words + meaning * np.clip(
-            self.semantic.approximate_for(query, vector).astype(np.float64), 0.0, 1.0
+        # Clipping at 0 only merges scores under any min_score: the candidates stay right.
+        approximate = (
+            self.weight * words
+            + meaning * np.clip(self.semantic.approximate_for(query, vector).astype(np.float64), 0.0, 1.0)
+            - penalty
         )
         return select_exact(
             self.semantic.documents(), self.semantic.alive(), approximate, APPROXIMATION, fused, policy
@@ -110,14 +127,25 @@ class HybridSearch:
 
     def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
         words, meaning = self.components(query).get(id(document), (0.0, 0.0))
-        return {"shared_words": matched_terms(query, document), "bm25f": words, "semantic": meaning}
+        return {
+            "shared_words": matched_terms(query, document),
+            "bm25f": words,
+            "semantic": meaning,
+            "task_probability": round(self.task_probability(query), 3),
+            "quick_answer_penalty": round(self.penalty(query), DECIMALS),
+        }
 
     def explain(self, query: str, document: SkillDocument) -> str:
         words, meaning = self.components(query).get(id(document), (0.0, 0.0))
         w = self.weight
-        return (
+        fused = (
             f"bm25f {words:.3f} ({shared_words(query, document)}) x{w:g} + semantic {meaning:.3f} x{1 - w:g}"
         )
+        penalty = self.penalty(query)
+        if not penalty:
+            return fused
+        chance = self.task_probability(query)
+        return f"{fused} - {penalty:.3f} (reads like a quick question, not a task: {chance:.0%} task-like)"
 
 
 def hybrid_for(index: SkillIndex) -> HybridSearch:

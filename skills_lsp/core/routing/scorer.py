@@ -144,7 +144,7 @@ SCORERS: dict[str, ScorerSpec] = {
             "hybrid",
             "bm25f and semantic fused",
             "hybrid:HybridSearch",
-            0.35,
+            0.28,
             extra="semantic",
             needs=_SEMANTIC_EXTRA,
             requires=("bm25f", "semantic"),
