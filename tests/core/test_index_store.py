@@ -387,6 +387,16 @@ def test_ignore_file_edited_in_place_walks_again(tmp_path: Path, monkeypatch: py
     os.utime(gitignore, ns=(10**18, 10**18))
     warm = load_ignoring()
     assert len(count) == 2 and warm.find_by_name("s1") is not None and warm.find_by_name("s3") is None
+    age(cache)
+    # a new ignore file in a listed folder is seen through that folder's mtime (not stat'ed itself)
+    (root / "skills" / ".gitignore").write_text("s5/\n", encoding="utf-8")
+    os.utime(root / "skills", ns=(10**18, 10**18))
+    warm = load_ignoring()
+    assert (
+        len(count) == 3
+        and warm.find_by_name("s5") is None
+        and warm == load_workspace_index(root, ignore=IgnoreFilter(root))
+    )
 
 
 @pytest.mark.parametrize("how", ["truncated", "flipped", "garbage"])

@@ -330,11 +330,15 @@ def cached_workspace_files(
             if not (os.path.abspath(path) + os.sep).startswith((own[0], own[1]))
         }
         probed = sorted(set(ignore.probed)) if ignore is not None and ignore.active else []
+        # An ignore file or `.git` missing from a listed directory would change its mtime by
+        # appearing: only those that exist, or lie outside the walk, need a stat of their own.
+        listed = {os.path.abspath(path) for path in dirs}
+        probes = [(path, _probe(path)) for path in probed]
         payload = {
             "key": key,
             "started": started,
             "dirs": dirs,
-            "probes": [(path, _probe(path)) for path in probed],
+            "probes": [(path, seen) for path, seen in probes if seen or os.path.dirname(path) not in listed],
             "paths": list(files),
             "kinds": [kind.value for kind in files.values()],
         }
