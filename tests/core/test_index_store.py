@@ -454,3 +454,17 @@ def test_warm_index_keeps_the_saved_order_and_still_follows_changes(tmp_path: Pa
         edited = write_skill(root, "s7", skill("a-first", "now sorts first", "pdf"))
         index.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
     assert [d.to_json() for d in warm] == [d.to_json() for d in fresh]
+
+
+def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    fresh = load_workspace_index(root)
+    load(root, cache)
+    warm = load(root, cache)
+    assert all("body" not in doc.__dict__ for doc in warm)  # nothing asked for a body yet
+    assert [d.body for d in warm] == [d.body for d in fresh]
+    restored = pickle.loads(pickle.dumps(load(root, cache).skills()))  # a lazy document pickles whole
+    assert restored == fresh.skills() and all("_body_loader" not in d.__dict__ for d in restored)
+    damage(store_of(cache) / store.BODIES_FILE, "garbage")
+    assert [d.to_json() for d in load(root, cache)] == [d.to_json() for d in fresh]  # read from the files

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skills_lsp.core.errors import SkillError
 from skills_lsp.core.files.discovery import (
@@ -104,6 +104,23 @@ class SkillDocument:
     kind: FileKind = field(default=FileKind.FLAT_SKILL, compare=False)
     # Not the crate's: Claude Code lists it with the description (its skill-listing budget).
     when_to_use: str = field(default="", compare=False)
+
+    if not TYPE_CHECKING:  # kept from mypy: it would type every unknown attribute as Any
+
+        def __getattr__(self, name):
+            # Only reached for an attribute that is not set: the body of a document from the
+            # persistent store, read on first use (store.py keeps bodies in their own frame).
+            loader = self.__dict__.get("_body_loader")
+            if name == "body" and loader is not None:
+                body = self.__dict__["body"] = loader(self)
+                return body
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+        def __getstate__(self):
+            state = dict(self.__dict__)
+            if state.pop("_body_loader", None) is not None:
+                state["body"] = self.body
+            return state
 
     def summary(self) -> SkillSummary:
         return SkillSummary(**{f.name: getattr(self, f.name) for f in fields(SkillSummary)})

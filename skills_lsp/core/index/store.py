@@ -47,8 +47,9 @@ from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.frontmatter import read_limited
 
 MAGIC = b"SKLSPIX\x00"
-FORMAT = 1
+FORMAT = 2  # 2: documents without their bodies, which have a frame of their own
 DOCUMENTS_FILE = "index-documents.bin"
+BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
 _HEADER = struct.Struct("<Q32s")
 _RACY_NS = 2_000_000_000  # stamps this close to the save are hashed again (see the module doc)
@@ -164,6 +165,46 @@ def write_frame(path: Path, key: bytes, payload: Any) -> bool:
 
 # One file's record: (size, mtime_ns, kind value, sha256 hex of its bytes or None, document or None)
 Record = tuple[int, int, str, str | None, SkillDocument | None]
+# A document as saved: its attributes without the body, the path as text.
+_SavedRecord = tuple[int, int, str, str | None, dict[str, Any] | None]
+
+
+def _saved(record: Record) -> _SavedRecord:
+    size, mtime, kind, digest, doc = record
+    if doc is None:
+        return size, mtime, kind, digest, None
+    state = {k: v for k, v in doc.__dict__.items() if k not in ("body", "_body_loader")}
+    state["path"] = os.fspath(doc.path)
+    return size, mtime, kind, digest, state
+
+
+class _Bodies:
+    """The bodies of a store's documents, read from their frame when the first one is asked for
+    (a warm `select` over saved postings never asks). Keyed by (path, content hash), so bodies
+    saved by another process for the same content serve as well. A body the frame lacks (the
+    frame damaged or replaced meanwhile) is read from the file again."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.bodies: dict[tuple[str, str], str] | None = None
+
+    def __call__(self, doc: SkillDocument) -> str:
+        if self.bodies is None:
+            payload = read_frame(self.file, schema_key("bodies"))
+            self.bodies = payload if isinstance(payload, dict) else {}
+        body = self.bodies.get((os.fspath(doc.path), doc.hash))
+        if body is None:
+            fresh = read_workspace_document(Path(doc.path), doc.kind)
+            body = fresh.body if fresh is not None else ""
+        return body
+
+
+def _document(state: dict[str, Any], bodies: _Bodies) -> SkillDocument:
+    doc = SkillDocument.__new__(SkillDocument)
+    doc.__dict__.update(state)
+    doc.__dict__["path"] = Path(state["path"])
+    doc.__dict__["_body_loader"] = bodies
+    return doc
 
 
 def _digest(path: str) -> str | None:
@@ -185,7 +226,14 @@ class DocumentStore:
         if self.file is not None:
             payload = read_frame(self.file, schema_key("documents"))
             if isinstance(payload, dict) and isinstance(payload.get("records"), dict):
-                self.records = payload["records"]
+                bodies = _Bodies(self.file.parent / BODIES_FILE)
+                try:
+                    self.records = {
+                        path: (size, mtime, kind, digest, None if state is None else _document(state, bodies))
+                        for path, (size, mtime, kind, digest, state) in payload["records"].items()
+                    }
+                except (ValueError, TypeError, KeyError, AttributeError):  # not a frame this code wrote
+                    self.records = {}
                 self.saved_ns = int(payload.get("saved_ns", 0))
                 order = payload.get("order")
                 self.order = order if isinstance(order, list) else None
@@ -221,9 +269,15 @@ class DocumentStore:
     def save(self, records: dict[str, Record], order: list[str]) -> bool:
         if self.file is None:
             return False
+        # The bodies first: a reader of the new documents finds their bodies (the old frame's
+        # serve the documents that did not change, by content hash).
+        bodies = {(os.fspath(r[4].path), r[4].hash): r[4].body for r in records.values() if r[4] is not None}
+        if not write_frame(self.file.parent / BODIES_FILE, schema_key("bodies"), bodies):
+            return False
         self.records, self.order = records, order
         self.saved_ns = time.time_ns()
-        payload = {"records": records, "saved_ns": self.saved_ns, "order": order}
+        saved = {path: _saved(record) for path, record in records.items()}
+        payload = {"records": saved, "saved_ns": self.saved_ns, "order": order}
         return write_frame(self.file, schema_key("documents"), payload)
 
     def ordered(self, records: dict[str, Record]) -> list[SkillDocument] | None:
