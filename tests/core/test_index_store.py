@@ -468,3 +468,17 @@ def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path
     assert restored == fresh.skills() and all("_body_loader" not in d.__dict__ for d in restored)
     damage(store_of(cache) / store.BODIES_FILE, "garbage")
     assert [d.to_json() for d in load(root, cache)] == [d.to_json() for d in fresh]  # read from the files
+
+
+def test_listing_of_a_relative_root_is_not_reused_from_another_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_workspace(tmp_path / "a" / "ws")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(tmp_path / "a")
+    load(Path("ws"), cache)
+    age(cache)
+    monkeypatch.chdir(tmp_path)  # the same folder spelt from elsewhere: paths spelt from here
+    warm = load(Path("a/ws"), cache)
+    assert warm == load_workspace_index(Path("a/ws"))
+    assert all(Path(doc.path).is_file() for doc in warm)

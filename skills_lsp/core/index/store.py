@@ -315,9 +315,10 @@ def _probe(path: str) -> tuple[int, int] | bool | None:
 def _listing_key(
     root: str | os.PathLike[str], roots: Sequence[str], max_depth: int, ignore: IgnoreFilter | None
 ) -> str:
-    # the walk's paths are spelt from `root` as given, so the working directory is part of the key
+    # The walk's paths are spelt from `root` as given, so its spelling is part of the key (not the
+    # working folder: the store's folder is per real root, where the same spelling finds the same files).
     fingerprint = ignore.fingerprint if ignore is not None and ignore.active else None
-    return repr((os.getcwd(), os.fspath(root), tuple(roots), max_depth, fingerprint))
+    return repr((os.fspath(root), tuple(roots), max_depth, fingerprint))
 
 
 def _listing_holds(payload: Any, key: str) -> bool:
