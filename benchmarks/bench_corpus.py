@@ -26,7 +26,7 @@ so the runs are (each in an empty working directory, so that ``--python-cmd "env
 python -m skills_lsp"`` times another checkout, e.g. the previous commit):
 
 * ``agnix``: ``agnix ROOT --format json --max-files 0`` (agnix has no cache)
-* ``check cold``: ``check ROOT --format json --exit-zero --no-cache``
+* ``check cold``: ``check ROOT --format json --exit-zero --no-cache`` (not with ``--no-cold-check``)
 * ``check fill``: ``check ROOT --format json --exit-zero`` with an empty cache
 * ``re-check``: the same again, nothing changed
 * ``index cold`` / ``index warm``: ``index ROOT --format json`` with an empty cache, then again
@@ -168,8 +168,9 @@ def plan(args: argparse.Namespace) -> list[tuple[str, list[str], bool]]:
     if args.agnix:
         steps.append(("agnix", [args.agnix, root, "--format", "json", "--max-files", "0"], False))
     check = [*cli, "check", root, "--format", "json", "--exit-zero"]
+    if not args.no_cold_check:
+        steps.append(("check cold", [*check, "--no-cache"], False))
     steps += [
-        ("check cold", [*check, "--no-cache"], False),
         ("check fill", check, True),
         ("re-check", check, False),
         ("index cold", [*cli, "index", root, "--format", "json"], True),
@@ -239,6 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-agnix", dest="agnix", action="store_const", const=None)
     parser.add_argument("--scorers", default="lexical,bm25f", type=lambda t: [s for s in t.split(",") if s])
     parser.add_argument("--query", default=DEFAULT_QUERY)
+    parser.add_argument(
+        "--no-cold-check", action="store_true", help="leave out `check cold` (to time the warm paths sooner)"
+    )
     parser.add_argument("--python-cmd", default=f"{shlex.quote(sys.executable)} -m skills_lsp")
     parser.add_argument("--cache-home", help="XDG_CACHE_HOME for the skills-lsp runs (default: a fresh one)")
     parser.add_argument("--format", choices=["text", "json"], default="text")

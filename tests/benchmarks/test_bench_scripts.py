@@ -158,3 +158,7 @@ def test_bench_corpus_extracts_a_bare_repository_and_times_every_run(tmp_path: P
     ]
     for r in out["runs"]:
         assert len(r["wall"]) == 2 and all(w > 0 for w in r["wall"]) and all(m > 0 for m in r["rss_mib"])
+    quick = run(
+        "bench_corpus.py", str(tree), "--repeat", "1", "--no-agnix", "--scorers", "", "--no-cold-check"
+    )
+    assert [r["label"] for r in quick["runs"]] == ["check fill", "re-check", "index cold", "index warm"]

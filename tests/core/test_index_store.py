@@ -15,10 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index import store
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
 from skills_lsp.core.index.store import (
     DOCUMENTS_FILE,
+    LISTING_FILE,
     DocumentStore,
     load_cached_workspace_index,
     read_frame,
@@ -27,6 +29,9 @@ from skills_lsp.core.index.store import (
 )
 from skills_lsp.core.routing import bm25f
 from skills_lsp.core.routing.bm25f import SAVED_FILE, Bm25fSearch
+from skills_lsp.core.routing.lexical import SAVED_FILE as LEXICAL_FILE
+from skills_lsp.core.routing.lexical import LexicalScorer, select_skills_plain
+from skills_lsp.core.routing.scorer import SelectionPolicy
 
 WORDS = ["invoice", "invoices", "pdf", "forms", "weather", "git", "release", "notes", "sql", "数据库"]
 
@@ -54,12 +59,17 @@ def write_skill(root: Path, name: str, text: str | bytes) -> Path:
 
 
 def age(cache: Path) -> None:
-    """Make every stamp old enough to be trusted without hashing (as a store saved long ago)."""
+    """Make every stamp old enough to be trusted without hashing (as a store saved long ago),
+    the directory listing's too."""
     frame = store_of(cache) / DOCUMENTS_FILE
     payload = read_frame(frame, schema_key("documents"))
     assert payload is not None
     payload["saved_ns"] += 10**12
     assert write_frame(frame, schema_key("documents"), payload)
+    listing = read_frame(store_of(cache) / LISTING_FILE, schema_key("listing"))
+    assert listing is not None
+    listing["started"] += 10**12
+    assert write_frame(store_of(cache) / LISTING_FILE, schema_key("listing"), listing)
 
 
 def load(root: Path, cache: Path) -> SkillIndex:
@@ -153,9 +163,12 @@ def test_warm_index_equals_a_fresh_build_after_edits(  # type: ignore[no-untyped
             write_skill(root, f"s{number}", change)
         if keep_mtime and before is not None and path.exists():
             os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-        elif aged and path.exists():
+        elif aged:
             tick += 10**9
-            os.utime(path, ns=(tick, tick))
+            # the directories an edit may have changed: a file added or removed moves their mtimes
+            for changed in (path, path.parent, path.parent.parent):
+                if changed.exists():
+                    os.utime(changed, ns=(tick, tick))
         warm = load(root, cache)
         assert warm == load_workspace_index(root)
         assert [d.to_json() for d in warm] == [d.to_json() for d in load_workspace_index(root)]
@@ -320,3 +333,152 @@ def test_bulk_build_equals_adding_one_by_one(monkeypatch: pytest.MonkeyPatch, ch
     for query in queries:
         assert np.array_equal(bulk.scores(query), one_by_one.scores(query))
     assert pickle.loads(pickle.dumps(bulk._base_counts)).dtype == np.uint16
+
+
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the tree walks `load` makes (one per call of `workspace_files`)."""
+    count: list[int] = []
+    real = store.workspace_files
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        count.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "workspace_files", counting)
+    return count
+
+
+def test_listing_is_reused_until_a_directory_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    count = walks(monkeypatch)
+    load(root, cache)
+    assert len(count) == 1
+    assert load(root, cache) == load_workspace_index(root) and len(count) == 2  # too recent to trust
+    age(cache)
+    # an edit in place changes no directory: no walk, and the document store still sees it
+    path = root / "skills" / "s2" / "SKILL.md"
+    path.write_text(skill("s2", "renamed helper", "pdf"), encoding="utf-8")
+    assert load(root, cache) == load_workspace_index(root) and len(count) == 2
+    # a new skill changes its parent's mtime: walked again, found
+    new = write_skill(root, "s9", skill("s9", "new weather helper"))
+    os.utime(new.parent.parent, ns=(10**18, 10**18))
+    warm = load(root, cache)
+    assert warm.find_by_path(new) is not None and len(count) == 3
+    assert warm == load_workspace_index(root)
+
+
+def test_ignore_file_edited_in_place_walks_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    gitignore = root / ".gitignore"
+    gitignore.write_text("skills/s1/\n", encoding="utf-8")
+    count = walks(monkeypatch)
+
+    def load_ignoring() -> SkillIndex:
+        return load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
+
+    assert load_ignoring().find_by_name("s1") is None
+    age(cache)
+    assert load_ignoring().find_by_name("s1") is None and len(count) == 1
+    info = root.stat()
+    gitignore.write_text("skills/s3/\n", encoding="utf-8")  # same size, the folder's mtime kept
+    os.utime(root, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.utime(gitignore, ns=(10**18, 10**18))
+    warm = load_ignoring()
+    assert len(count) == 2 and warm.find_by_name("s1") is not None and warm.find_by_name("s3") is None
+    age(cache)
+    # a new ignore file in a listed folder is seen through that folder's mtime (not stat'ed itself)
+    (root / "skills" / ".gitignore").write_text("s5/\n", encoding="utf-8")
+    os.utime(root / "skills", ns=(10**18, 10**18))
+    warm = load_ignoring()
+    assert (
+        len(count) == 3
+        and warm.find_by_name("s5") is None
+        and warm == load_workspace_index(root, ignore=IgnoreFilter(root))
+    )
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped", "garbage"])
+def test_damaged_listing_is_walked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    load(root, cache)
+    age(cache)
+    count = walks(monkeypatch)
+    damage(store_of(cache) / LISTING_FILE, how)
+    assert load(root, cache) == load_workspace_index(root) and len(count) == 1
+    assert read_frame(store_of(cache) / LISTING_FILE, schema_key("listing")) is not None  # anew
+
+
+def lexical_answers(index: SkillIndex) -> list[list[tuple[str, float]]]:
+    policy = SelectionPolicy(top_k=20, min_score=0.0)
+    search = LexicalScorer(index).search()
+    return [[(str(m.skill.path), m.score) for m in search.select(q, policy)] for q in QUERIES]
+
+
+def test_saved_lexical_postings_select_as_a_fresh_build(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    built = LexicalScorer(load(root, cache)).search()  # builds and saves
+    assert (store_of(cache) / LEXICAL_FILE.format("ascii")).is_file() and built._postings
+    loaded_index = load(root, cache)
+    loaded = LexicalScorer(loaded_index).search()  # loads: no per-token arrays
+    assert loaded._vocabulary and not loaded._postings
+    assert lexical_answers(loaded_index) == lexical_answers(load_workspace_index(root))
+    # ... and follows edits like a fresh build
+    edited = write_skill(root, "s3", skill("s3", "invoice weather", "sql sql sql"))
+    loaded_index.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
+    policy = SelectionPolicy(top_k=20, min_score=0.0)
+    fresh = load_workspace_index(root)
+    for query in QUERIES:
+        got = [(str(m.skill.path), m.score) for m in loaded.select(query, policy)]
+        assert got == [(str(m.skill.path), m.score) for m in select_skills_plain(fresh, query, policy)]
+    # postings saved for other documents are not used
+    saved = (store_of(cache) / LEXICAL_FILE.format("ascii")).read_bytes()
+    write_skill(root, "s4", skill("s4", "release weather", "pdf"))
+    assert lexical_answers(load(root, cache)) == lexical_answers(load_workspace_index(root))
+    assert (store_of(cache) / LEXICAL_FILE.format("ascii")).read_bytes() != saved
+
+
+def test_warm_index_keeps_the_saved_order_and_still_follows_changes(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    load(root, cache)
+    warm = load(root, cache)
+    assert warm._sort_keys is None  # taken in the saved order, not sorted again
+    assert [d.to_json() for d in warm] == [d.to_json() for d in load_workspace_index(root)]
+    fresh = load_workspace_index(root)
+    for index in (warm, fresh):
+        index.remove(root / "skills" / "s4" / "SKILL.md")
+        edited = write_skill(root, "s7", skill("a-first", "now sorts first", "pdf"))
+        index.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
+    assert [d.to_json() for d in warm] == [d.to_json() for d in fresh]
+
+
+def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    fresh = load_workspace_index(root)
+    load(root, cache)
+    warm = load(root, cache)
+    assert all("body" not in doc.__dict__ for doc in warm)  # nothing asked for a body yet
+    assert [d.body for d in warm] == [d.body for d in fresh]
+    restored = pickle.loads(pickle.dumps(load(root, cache).skills()))  # a lazy document pickles whole
+    assert restored == fresh.skills() and all("_body_loader" not in d.__dict__ for d in restored)
+    damage(store_of(cache) / store.BODIES_FILE, "garbage")
+    assert [d.to_json() for d in load(root, cache)] == [d.to_json() for d in fresh]  # read from the files
+
+
+def test_listing_of_a_relative_root_is_not_reused_from_another_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_workspace(tmp_path / "a" / "ws")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(tmp_path / "a")
+    load(Path("ws"), cache)
+    age(cache)
+    monkeypatch.chdir(tmp_path)  # the same folder spelt from elsewhere: paths spelt from here
+    warm = load(Path("a/ws"), cache)
+    assert warm == load_workspace_index(Path("a/ws"))
+    assert all(Path(doc.path).is_file() for doc in warm)

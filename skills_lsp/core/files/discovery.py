@@ -89,14 +89,32 @@ def _sorted_unique(paths: Iterable[Path]) -> list[Path]:
     return sorted(set(paths), key=path_sort_key)
 
 
-def regular_files(top: Path, enter: Callable[[str], bool] = lambda name: True) -> Iterator[os.DirEntry[str]]:
+# Directories a walk listed, each with its mtime (ns) from a stat made before the listing, or -1
+# when the stat failed: what a cached listing checks to know the walk would find the same (an entry
+# added, removed or renamed in a directory changes its mtime). See index/listing.py.
+Visited = dict[str, int]
+
+
+def _list_dir(path: str, visited: Visited | None) -> list[os.DirEntry[str]]:
+    """The entries of `path` (raises OSError), its mtime recorded in `visited` first."""
+    if visited is not None:
+        try:
+            visited[path] = os.stat(path).st_mtime_ns
+        except OSError:
+            visited[path] = -1
+    return list(os.scandir(path))
+
+
+def regular_files(
+    top: Path, enter: Callable[[str], bool] = lambda name: True, visited: Visited | None = None
+) -> Iterator[os.DirEntry[str]]:
     """Regular files under `top`, never following symlinks (walkdir's default, as the crate
     uses it); a directory is entered when `enter(name)` is true."""
     stack = [str(top)]
     while stack:
         current = stack.pop()
         try:
-            entries = list(os.scandir(current))
+            entries = _list_dir(current, visited)
         except OSError:
             continue
         for entry in entries:
@@ -113,7 +131,9 @@ def has_support_component(path: Path) -> bool:
     return any(ascii_lower(part) in _SUPPORT_LOWER for part in path.parts)
 
 
-def discover_skill_files(root: str | os.PathLike[str], *, crate_quirks: bool = True) -> list[Path]:
+def discover_skill_files(
+    root: str | os.PathLike[str], *, crate_quirks: bool = True, visited: Visited | None = None
+) -> list[Path]:
     """adk-skill's skill files: `.skills/**/*.md` and `.claude/skills/**/*.md` under `root`.
 
     Lowercase `.md` only, symlinks skipped, and a file is dropped when any component of its
@@ -127,7 +147,7 @@ def discover_skill_files(root: str | os.PathLike[str], *, crate_quirks: bool = T
         top = base / sub
         if not top.is_dir():
             continue
-        for entry in regular_files(top):
+        for entry in regular_files(top, visited=visited):
             path = Path(entry.path)
             checked = path if crate_quirks else path.relative_to(base)
             if path.suffix == ".md" and not has_support_component(checked):
@@ -139,10 +159,10 @@ def is_convention_file(name: str) -> bool:
     return ascii_upper(name) in _CONVENTION_UPPER
 
 
-def _convention_walk(base: Path) -> Iterator[Path]:
+def _convention_walk(base: Path, visited: Visited | None = None) -> Iterator[Path]:
     if ascii_lower(base.name) in _IGNORED_LOWER:
         return
-    for entry in regular_files(base, enter=lambda name: ascii_lower(name) not in _IGNORED_LOWER):
+    for entry in regular_files(base, lambda name: ascii_lower(name) not in _IGNORED_LOWER, visited):
         if is_convention_file(entry.name):
             path = Path(entry.path)
             if ascii_upper(entry.name) == "SOUL.MD" and path.parent != base:
@@ -150,7 +170,7 @@ def _convention_walk(base: Path) -> Iterator[Path]:
             yield path
 
 
-def discover_instruction_files(root: str | os.PathLike[str]) -> list[Path]:
+def discover_instruction_files(root: str | os.PathLike[str], visited: Visited | None = None) -> list[Path]:
     """adk-skill's instruction files: skill files plus convention files anywhere under `root`
     (AGENTS.md, CLAUDE.md, ...; SOUL.md only at the root), in `PathBuf` order.
 
@@ -161,7 +181,7 @@ def discover_instruction_files(root: str | os.PathLike[str]) -> list[Path]:
         return []
     if not base.is_dir():
         raise InvalidSkillsRoot(os.fspath(root))  # the path as given, as the crate prints it
-    return _sorted_unique([*discover_skill_files(base), *_convention_walk(base)])
+    return _sorted_unique([*discover_skill_files(base, visited=visited), *_convention_walk(base, visited)])
 
 
 def _skip_dir(name: str, hidden_ok: bool = False) -> bool:
@@ -176,7 +196,11 @@ _SKILL_MATERIAL = frozenset({*BUNDLE_DIRS, "evals"})
 
 
 def _walk_workspace(
-    base: Path, roots: Sequence[str], max_depth: int, ignore: IgnoreFilter | None = None
+    base: Path,
+    roots: Sequence[str],
+    max_depth: int,
+    ignore: IgnoreFilter | None = None,
+    visited: Visited | None = None,
 ) -> tuple[list[str], list[str]]:
     """One walk of the workspace: (agentskills SKILL.md paths, convention file paths).
 
@@ -206,7 +230,7 @@ def _walk_workspace(
     while stack:
         current, rel, device, absolute = stack.pop()
         try:
-            entries = list(os.scandir(current))
+            entries = _list_dir(current, visited)
         except OSError:
             continue
         if ignore is not None:  # only what the walk could use is judged (not every script or image)
@@ -276,14 +300,16 @@ def discover_workspace(
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
     max_depth: int = DEFAULT_MAX_DEPTH,
     ignore: IgnoreFilter | None = None,
+    visited: Visited | None = None,
 ) -> list[SkillFile]:
     """Every skill and instruction file of a workspace, each with its layout, in path order;
-    without what `ignore` leaves out (`.gitignore`, `.ignore`, the config's `exclude`)."""
+    without what `ignore` leaves out (`.gitignore`, `.ignore`, the config's `exclude`). With
+    `visited`, the directories listed are recorded there (see `Visited`)."""
     base = Path(root)
-    skills, conventions = _walk_workspace(base, roots, max_depth, ignore)
+    skills, conventions = _walk_workspace(base, roots, max_depth, ignore, visited)
     # One spelling per file (`./.claude/x` and `.claude/x` are the same file).
     files: dict[str, FileKind] = dict.fromkeys(map(os.path.normpath, skills), FileKind.AGENT_SKILL)
-    for path in discover_skill_files(base, crate_quirks=False):
+    for path in discover_skill_files(base, crate_quirks=False, visited=visited):
         if ignore is not None and ignore.active and ignore.ignored(path):
             continue
         files.setdefault(os.path.normpath(path), FileKind.FLAT_SKILL)

@@ -105,11 +105,15 @@ def valid_pattern(line: str) -> bool:
     return True
 
 
-def _repository_root(folder: str) -> str | None:
-    """The nearest folder at or above `folder` that holds `.git` (a directory or a worktree file)."""
+def _repository_root(folder: str, probed: list[str] | None = None) -> str | None:
+    """The nearest folder at or above `folder` that holds `.git` (a directory or a worktree file);
+    each `.git` looked for is added to `probed`."""
     current = folder
     while True:
-        if os.path.exists(os.path.join(current, ".git")):
+        marker = os.path.join(current, ".git")
+        if probed is not None:
+            probed.append(marker)
+        if os.path.exists(marker):
             return current
         parent = os.path.dirname(current)
         if parent == current:
@@ -134,8 +138,12 @@ class IgnoreFilter:
     ) -> None:
         self.root = os.path.abspath(root)
         self.respect_gitignore = respect_gitignore
+        # What the filter decides from besides the walked folders' listings (a cached listing
+        # checks these): the config's patterns, and every ignore file and `.git` looked for.
+        self.probed: list[str] = []
         self._patterns = _spec(patterns) if patterns else None
         base = os.path.abspath(patterns_base) if patterns_base is not None else self.root
+        self.fingerprint = repr((respect_gitignore, tuple(patterns), base))
         self._patterns_prefix = base.rstrip(os.sep) + os.sep
         self._layers: dict[str, tuple[_Layer, ...]] = {}
         self._dir_verdicts: dict[str, bool] = {}
@@ -149,7 +157,7 @@ class IgnoreFilter:
 
     def _outer_layers(self) -> tuple[_Layer, ...]:
         """The layers in force at `root` from the enclosing repository's folders above it."""
-        repository = _repository_root(self.root)
+        repository = _repository_root(self.root, self.probed)
         if repository is None or repository == self.root:
             layers: list[_Layer] = []
             if repository is not None:
@@ -186,13 +194,17 @@ class IgnoreFilter:
         return tuple(layers)
 
     def _exclude_file_layer(self, repository: str) -> tuple[_Layer, ...]:
-        spec = _spec(_read_lines(os.path.join(repository, ".git", "info", "exclude")))
+        path = os.path.join(repository, ".git", "info", "exclude")
+        self.probed.append(path)
+        spec = _spec(_read_lines(path))
         return ((repository.rstrip(os.sep) + os.sep, spec),) if spec is not None else ()
 
     def _own_layers(self, folder: str) -> tuple[_Layer, ...]:
         lines: list[str] = []
         for name in IGNORE_FILES:  # .ignore after .gitignore: its lines win
-            lines += _read_lines(os.path.join(folder, name))
+            path = os.path.join(folder, name)
+            self.probed.append(path)
+            lines += _read_lines(path)
         spec = _spec(lines) if lines else None
         return ((folder.rstrip(os.sep) + os.sep, spec),) if spec is not None else ()
 

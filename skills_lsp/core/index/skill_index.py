@@ -18,12 +18,13 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skills_lsp.core.errors import SkillError
 from skills_lsp.core.files.discovery import (
     DEFAULT_AGENT_SKILL_ROOTS,
     DEFAULT_MAX_DEPTH,
+    Visited,
     discover_instruction_files,
     discover_skill_files,
     discover_workspace,
@@ -104,6 +105,23 @@ class SkillDocument:
     # Not the crate's: Claude Code lists it with the description (its skill-listing budget).
     when_to_use: str = field(default="", compare=False)
 
+    if not TYPE_CHECKING:  # kept from mypy: it would type every unknown attribute as Any
+
+        def __getattr__(self, name):
+            # Only reached for an attribute that is not set: the body of a document from the
+            # persistent store, read on first use (store.py keeps bodies in their own frame).
+            loader = self.__dict__.get("_body_loader")
+            if name == "body" and loader is not None:
+                body = self.__dict__["body"] = loader(self)
+                return body
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+        def __getstate__(self):
+            state = dict(self.__dict__)
+            if state.pop("_body_loader", None) is not None:
+                state["body"] = self.body
+            return state
+
     def summary(self) -> SkillSummary:
         return SkillSummary(**{f.name: getattr(self, f.name) for f in fields(SkillSummary)})
 
@@ -177,9 +195,13 @@ def read_crate_document(path: Path) -> SkillDocument | None:
 class SkillIndex:
     """Documents sorted by (name, path), with the crate's lookups and incremental updates."""
 
-    def __init__(self, documents: Iterable[SkillDocument] = ()) -> None:
-        self._docs = sorted(documents, key=SkillDocument.sort_key)
-        self._keys = [d.sort_key() for d in self._docs]
+    def __init__(self, documents: Iterable[SkillDocument] = (), *, ordered: bool = False) -> None:
+        """`ordered`: the documents already are in (name, path) order (the persistent store
+        keeps that order), so neither sorted nor keyed until a change needs the keys."""
+        self._docs = list(documents) if ordered else sorted(documents, key=SkillDocument.sort_key)
+        self._sort_keys: list[tuple[str, tuple[str, ...]]] | None = (
+            None if ordered else [d.sort_key() for d in self._docs]
+        )
         # normalised path -> documents read from it, so an editor's update is not a full scan
         self._by_path: dict[str, list[SkillDocument]] = {}
         self._by_name: dict[str, list[SkillDocument]] = {}
@@ -237,11 +259,12 @@ class SkillIndex:
         if not docs:
             return None
         doc = min(docs, key=SkillDocument.sort_key)
-        at = bisect.bisect_left(self._keys, doc.sort_key())
+        keys = self._keys()
+        at = bisect.bisect_left(keys, doc.sort_key())
         while self._docs[at] is not doc:
             at += 1
         del self._docs[at]
-        del self._keys[at]
+        del keys[at]
         docs.remove(doc)
         if not docs:
             del self._by_path[os.path.normpath(path)]
@@ -256,12 +279,19 @@ class SkillIndex:
         """Add a document, replacing the one read from the same path."""
         self.remove(document.path)
         key = document.sort_key()
-        at = bisect.bisect_right(self._keys, key)
+        keys = self._keys()
+        at = bisect.bisect_right(keys, key)
         self._docs.insert(at, document)
-        self._keys.insert(at, key)
+        keys.insert(at, key)
         self._by_path.setdefault(os.path.normpath(document.path), []).append(document)
         self._by_name.setdefault(document.name, []).append(document)
         self._changed("add", document)
+
+    def _keys(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each document's sort key, in index order (made on first need after an ordered load)."""
+        if self._sort_keys is None:
+            self._sort_keys = [d.sort_key() for d in self._docs]
+        return self._sort_keys
 
     def derived(self, key: str, build: Callable[[SkillIndex], Derived]) -> Derived:
         """The structure under `key` built from this index, built on first use (once, even when
@@ -442,12 +472,14 @@ def workspace_files(
     roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
     max_depth: int = DEFAULT_MAX_DEPTH,
     ignore: IgnoreFilter | None = None,
+    visited: Visited | None = None,
 ) -> dict[str, FileKind]:
-    """The files the workspace index reads, by normalised path, with their kinds."""
-    found = discover_workspace(root, roots, max_depth, ignore)
+    """The files the workspace index reads, by normalised path, with their kinds (`visited`:
+    see discovery.Visited)."""
+    found = discover_workspace(root, roots, max_depth, ignore, visited)
     files = {os.path.normpath(f.path): f.kind for f in found}
     try:  # everything the crate itself indexes is in too (e.g. convention files in references/)
-        for path in discover_instruction_files(root):
+        for path in discover_instruction_files(root, visited):
             if ignore is not None and ignore.active and ignore.ignored(path):
                 continue
             files.setdefault(os.path.normpath(path), kind_of(path))

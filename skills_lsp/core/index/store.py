@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp._version import __version__
-from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
+from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH, Visited
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
@@ -47,8 +47,10 @@ from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.frontmatter import read_limited
 
 MAGIC = b"SKLSPIX\x00"
-FORMAT = 1
+FORMAT = 2  # 2: documents without their bodies, which have a frame of their own
 DOCUMENTS_FILE = "index-documents.bin"
+BODIES_FILE = "index-bodies.bin"
+LISTING_FILE = "index-listing.bin"
 _HEADER = struct.Struct("<Q32s")
 _RACY_NS = 2_000_000_000  # stamps this close to the save are hashed again (see the module doc)
 
@@ -163,6 +165,46 @@ def write_frame(path: Path, key: bytes, payload: Any) -> bool:
 
 # One file's record: (size, mtime_ns, kind value, sha256 hex of its bytes or None, document or None)
 Record = tuple[int, int, str, str | None, SkillDocument | None]
+# A document as saved: its attributes without the body, the path as text.
+_SavedRecord = tuple[int, int, str, str | None, dict[str, Any] | None]
+
+
+def _saved(record: Record) -> _SavedRecord:
+    size, mtime, kind, digest, doc = record
+    if doc is None:
+        return size, mtime, kind, digest, None
+    state = {k: v for k, v in doc.__dict__.items() if k not in ("body", "_body_loader")}
+    state["path"] = os.fspath(doc.path)
+    return size, mtime, kind, digest, state
+
+
+class _Bodies:
+    """The bodies of a store's documents, read from their frame when the first one is asked for
+    (a warm `select` over saved postings never asks). Keyed by (path, content hash), so bodies
+    saved by another process for the same content serve as well. A body the frame lacks (the
+    frame damaged or replaced meanwhile) is read from the file again."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.bodies: dict[tuple[str, str], str] | None = None
+
+    def __call__(self, doc: SkillDocument) -> str:
+        if self.bodies is None:
+            payload = read_frame(self.file, schema_key("bodies"))
+            self.bodies = payload if isinstance(payload, dict) else {}
+        body = self.bodies.get((os.fspath(doc.path), doc.hash))
+        if body is None:
+            fresh = read_workspace_document(Path(doc.path), doc.kind)
+            body = fresh.body if fresh is not None else ""
+        return body
+
+
+def _document(state: dict[str, Any], bodies: _Bodies) -> SkillDocument:
+    doc = SkillDocument.__new__(SkillDocument)
+    doc.__dict__.update(state)
+    doc.__dict__["path"] = Path(state["path"])
+    doc.__dict__["_body_loader"] = bodies
+    return doc
 
 
 def _digest(path: str) -> str | None:
@@ -179,11 +221,22 @@ class DocumentStore:
         self.file = cache_dir / DOCUMENTS_FILE if cache_dir is not None else None
         self.records: dict[str, Record] = {}
         self.saved_ns = 0
+        # The paths of the saved documents in their index's (name, path) order.
+        self.order: list[str] | None = None
         if self.file is not None:
             payload = read_frame(self.file, schema_key("documents"))
             if isinstance(payload, dict) and isinstance(payload.get("records"), dict):
-                self.records = payload["records"]
+                bodies = _Bodies(self.file.parent / BODIES_FILE)
+                try:
+                    self.records = {
+                        path: (size, mtime, kind, digest, None if state is None else _document(state, bodies))
+                        for path, (size, mtime, kind, digest, state) in payload["records"].items()
+                    }
+                except (ValueError, TypeError, KeyError, AttributeError):  # not a frame this code wrote
+                    self.records = {}
                 self.saved_ns = int(payload.get("saved_ns", 0))
+                order = payload.get("order")
+                self.order = order if isinstance(order, list) else None
         self.reused = 0
         self.read = 0
 
@@ -213,14 +266,139 @@ class DocumentStore:
         digest = doc.hash if doc is not None else _digest(path)
         return doc, (size, mtime, kind.value, digest, doc)
 
-    def save(self, records: dict[str, Record]) -> bool:
+    def save(self, records: dict[str, Record], order: list[str]) -> bool:
         if self.file is None:
             return False
-        self.records = records
+        # The bodies first: a reader of the new documents finds their bodies (the old frame's
+        # serve the documents that did not change, by content hash).
+        bodies = {(os.fspath(r[4].path), r[4].hash): r[4].body for r in records.values() if r[4] is not None}
+        if not write_frame(self.file.parent / BODIES_FILE, schema_key("bodies"), bodies):
+            return False
+        self.records, self.order = records, order
         self.saved_ns = time.time_ns()
-        return write_frame(
-            self.file, schema_key("documents"), {"records": records, "saved_ns": self.saved_ns}
-        )
+        saved = {path: _saved(record) for path, record in records.items()}
+        payload = {"records": saved, "saved_ns": self.saved_ns, "order": order}
+        return write_frame(self.file, schema_key("documents"), payload)
+
+    def ordered(self, records: dict[str, Record]) -> list[SkillDocument] | None:
+        """The documents of `records` in the saved index order, when they are the saved documents
+        (same paths, none read again); else None (they must be sorted)."""
+        if self.read or self.order is None or records.keys() != self.records.keys():
+            return None
+        docs = []
+        for path in self.order:
+            record = records.get(path)
+            if record is None or record[4] is None:
+                return None
+            docs.append(record[4])
+        if len(docs) != sum(record[4] is not None for record in records.values()):
+            return None
+        return docs
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def _probe(path: str) -> tuple[int, int] | bool | None:
+    """What an ignore filter read at `path`: for a `.git` marker whether it exists, for an
+    ignore file its (size, mtime in ns) stamp or None when missing."""
+    if os.path.basename(path) == ".git":
+        return os.path.exists(path)
+    return _stamp(path)
+
+
+def _listing_key(
+    root: str | os.PathLike[str], roots: Sequence[str], max_depth: int, ignore: IgnoreFilter | None
+) -> str:
+    # The walk's paths are spelt from `root` as given, so its spelling is part of the key (not the
+    # working folder: the store's folder is per real root, where the same spelling finds the same files).
+    fingerprint = ignore.fingerprint if ignore is not None and ignore.active else None
+    return repr((os.fspath(root), tuple(roots), max_depth, fingerprint))
+
+
+def _listing_holds(payload: Any, key: str) -> bool:
+    """Whether a saved listing still describes the tree: every directory the walk listed has the
+    mtime it had before it was listed, and every ignore file and `.git` the filter looked for is
+    as it was. Stamps within `_RACY_NS` of the walk are not trusted (a change in the same clock
+    tick would keep them)."""
+    try:
+        if not isinstance(payload, dict) or payload.get("key") != key:
+            return False
+        trusted_before = payload["started"] - _RACY_NS
+        stat = os.stat
+        for path, mtime in payload["dirs"].items():
+            if mtime >= trusted_before:
+                return False
+            try:
+                now = stat(path).st_mtime_ns
+            except OSError:
+                now = -1
+            if now != mtime:
+                return False
+        for path, seen in payload["probes"]:
+            if isinstance(seen, tuple) and seen[1] >= trusted_before:
+                return False
+            if _probe(path) != seen:
+                return False
+        return True
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return False
+
+
+def cached_workspace_files(
+    root: str | os.PathLike[str],
+    roots: Sequence[str] = DEFAULT_AGENT_SKILL_ROOTS,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    ignore: IgnoreFilter | None = None,
+    cache_dir: Path | None = None,
+) -> dict[str, FileKind]:
+    """`workspace_files`, without walking the tree when the listing saved in `cache_dir` (a
+    `store_dir`) still holds: a warm call makes one `stat` per directory and per ignore file,
+    none per file (the document store stats the files it reads). A file edited in place does
+    not change its directory's mtime, and needs not: the listing is only which files exist.
+
+    Not seen without a walk: a directory reached through a symlink whose target was dangling when
+    it was listed and has appeared since (no directory the walk listed changed); the cache folder
+    itself (written by every run, so never a reason to walk again)."""
+    file = cache_dir / LISTING_FILE if cache_dir is not None else None
+    key = _listing_key(root, roots, max_depth, ignore)
+    if file is not None:
+        saved = read_frame(file, schema_key("listing"))
+        if saved is not None and _listing_holds(saved, key):
+            try:
+                return dict(zip(saved["paths"], map(FileKind, saved["kinds"]), strict=True))
+            except (KeyError, TypeError, ValueError):
+                pass
+    started = time.time_ns()
+    visited: Visited = {}
+    files = workspace_files(root, roots, max_depth, ignore, visited)
+    if file is not None:
+        own = [os.path.abspath(file.parent.parent) + os.sep, os.path.realpath(file.parent.parent) + os.sep]
+        dirs = {
+            path: mtime
+            for path, mtime in visited.items()
+            if not (os.path.abspath(path) + os.sep).startswith((own[0], own[1]))
+        }
+        probed = sorted(set(ignore.probed)) if ignore is not None and ignore.active else []
+        # An ignore file or `.git` missing from a listed directory would change its mtime by
+        # appearing: only those that exist, or lie outside the walk, need a stat of their own.
+        listed = {os.path.abspath(path) for path in dirs}
+        probes = [(path, _probe(path)) for path in probed]
+        payload = {
+            "key": key,
+            "started": started,
+            "dirs": dirs,
+            "probes": [(path, seen) for path, seen in probes if seen or os.path.dirname(path) not in listed],
+            "paths": list(files),
+            "kinds": [kind.value for kind in files.values()],
+        }
+        write_frame(file, schema_key("listing"), payload)
+    return files
 
 
 def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
@@ -246,14 +424,17 @@ def load_cached_workspace_index(
     store = DocumentStore(cache_dir)
     records: dict[str, Record] = {}
     docs: list[SkillDocument] = []
-    for path, kind in workspace_files(root, roots, max_depth, ignore).items():
+    path_of: dict[int, str] = {}  # id(document) -> its record's path
+    for path, kind in cached_workspace_files(root, roots, max_depth, ignore, cache_dir).items():
         doc, record = store.document(path, kind)
         if record is not None:
             records[path] = record
         if doc is not None:
             docs.append(doc)
-    if store.read or records.keys() != store.records.keys():
-        store.save(records)
-    index = SkillIndex(docs)
+            path_of[id(doc)] = path
+    ordered = store.ordered(records)
+    index = SkillIndex(ordered, ordered=True) if ordered is not None else SkillIndex(docs)
+    if ordered is None:
+        store.save(records, [path_of[id(doc)] for doc in index])
     index.cache_dir = cache_dir
     return index

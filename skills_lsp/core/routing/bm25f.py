@@ -24,7 +24,6 @@ without a rebuild, and the BM25F sum is computed with numpy at query time.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from array import array
@@ -37,7 +36,7 @@ import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.index.store import read_frame, schema_key, write_frame
-from skills_lsp.core.routing.ranking import SlottedSearch, ranked
+from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 
 # English function words that carry no routing signal ("the", "my", "to" used to score).
@@ -438,11 +437,7 @@ class Bm25fSearch(SlottedSearch):
     def _state_key(self, docs: list[SkillDocument]) -> str:
         """What saved postings must have been built from: these documents, in this order, split
         into terms by this version of `terms`."""
-        digest = hashlib.sha256(repr((TERMS_VERSION, len(docs))).encode())
-        for doc in docs:
-            line = f"{doc.path}\0{doc.hash}\0{doc.kind.value}\0{doc.name}\0{doc.tags}\n"
-            digest.update(line.encode("utf-8", "surrogateescape"))
-        return digest.hexdigest()
+        return documents_key(docs, TERMS_VERSION)
 
     def _load_saved(self, docs: list[SkillDocument]) -> bool:
         """The postings saved for exactly these documents by an earlier run, if any (store.py)."""

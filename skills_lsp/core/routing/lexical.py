@@ -19,14 +19,16 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from skills_lsp.core.files.discovery import path_sort_key
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.index.store import read_frame, schema_key, write_frame
 from skills_lsp.core.model import ascii_lower
-from skills_lsp.core.routing.ranking import SlottedSearch, tag_allowed
+from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, tag_allowed
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer
 
 NAME_WEIGHT = 4.0
@@ -41,6 +43,8 @@ FIELD_WEIGHTS = {
 }
 
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+")
+TOKENS_VERSION = 1  # bumped whenever `tokenize` or the weights change (saved postings are rebuilt)
+SAVED_FILE = "index-lexical-{}.bin"  # a full build's postings per tokenizer, in the index's cache folder
 _F32 = struct.Struct("<f")
 
 
@@ -195,6 +199,10 @@ class SkillSearch(SlottedSearch):
     `bincount`, divides in float32 by each skill's norm (exactly the crate's arithmetic: the sums
     are multiples of 0.5, exact in float32, and float32 division is correctly rounded), and
     takes the top k by (score, then the index's own (name, path) order).
+
+    A full build is saved in the index's cache folder and loaded by the next run over the same
+    documents: those postings stay compressed by token (`_vocabulary` rows into `_base_slots` and
+    `_base_weights`); documents added later go to `_postings`.
     """
 
     def __init__(self, index: SkillIndex, tokenizer: Tokenizer = "ascii") -> None:
@@ -203,14 +211,73 @@ class SkillSearch(SlottedSearch):
 
     def _reset(self) -> None:
         self._postings: dict[str, tuple[array[int], array[float]]] = {}
+        self._vocabulary: dict[str, int] = {}
+        self._indptr: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(1, np.int64)
+        self._base_slots: np.ndarray[Any, np.dtype[np.int32]] = np.zeros(0, np.int32)
+        self._base_weights: np.ndarray[Any, np.dtype[np.float32]] = np.zeros(0, np.float32)
         self._norms = array("f")
         self._tags: dict[str, array[int]] = {}
         self._rank_version = -1
         self._rank: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(0, dtype=np.int64)
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
+        if not self._slots and len(docs) > 1 and self._load_saved(docs):
+            return
         for doc in docs:
             self._add(doc)
+        if len(self._slots) == len(docs) > 1:  # a full build (not an editor's one change)
+            self._save(docs)
+
+    def _saved_file(self) -> Path | None:
+        cache_dir = self.index.cache_dir
+        return None if cache_dir is None else cache_dir / SAVED_FILE.format(self.tokenizer)
+
+    def _load_saved(self, docs: list[SkillDocument]) -> bool:
+        """The postings saved for exactly these documents by an earlier run, if any (store.py)."""
+        file = self._saved_file()
+        if file is None:
+            return False
+        state = read_frame(file, schema_key("lexical"))
+        if not isinstance(state, dict) or state.get("key") != documents_key(docs, TOKENS_VERSION):
+            return False
+        for doc in docs:
+            self._claim(doc)
+        self._vocabulary = {token: row for row, token in enumerate(state["vocabulary"])}
+        self._indptr = state["indptr"]
+        self._base_slots = state["slots"]
+        self._base_weights = state["weights"]
+        self._norms = array("f", state["norms"].tobytes())
+        self._tags = {tag: array("i", slots.tobytes()) for tag, slots in state["tags"].items()}
+        return True
+
+    def _save(self, docs: list[SkillDocument]) -> None:
+        file = self._saved_file()
+        if file is None:
+            return
+        entries = list(self._postings.values())
+        lengths = np.fromiter((len(e[0]) for e in entries), dtype=np.int64, count=len(entries))
+        state = {
+            "key": documents_key(docs, TOKENS_VERSION),
+            "vocabulary": list(self._postings),
+            "indptr": np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)]),
+            "slots": np.frombuffer(b"".join(e[0].tobytes() for e in entries), dtype=np.int32),
+            "weights": np.frombuffer(b"".join(e[1].tobytes() for e in entries), dtype=np.float32),
+            "norms": np.frombuffer(self._norms, dtype=np.float32).copy(),
+            "tags": {tag: np.frombuffer(slots, dtype=np.int32).copy() for tag, slots in self._tags.items()},
+        }
+        write_frame(file, schema_key("lexical"), state)
+
+    def _token_postings(
+        self, token: str
+    ) -> Iterable[tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.float32]]]]:
+        """The (slots, weights) holding `token`: from the saved build, then from later additions."""
+        row = self._vocabulary.get(token)
+        if row is not None:
+            start, end = self._indptr[row], self._indptr[row + 1]
+            yield self._base_slots[start:end], self._base_weights[start:end]
+        entry = self._postings.get(token)
+        if entry is not None:
+            yield np.frombuffer(entry[0], dtype=np.int32), np.frombuffer(entry[1], dtype=np.float32)
 
     def _add(self, doc: SkillDocument) -> None:
         slot = self._claim(doc)
@@ -267,10 +334,9 @@ class SkillSearch(SlottedSearch):
         size = len(self._slots)
         slots, weights = [], []
         for token, count in Counter(tokens).items():
-            entry = self._postings.get(token)
-            if entry is not None:
-                slots.append(np.frombuffer(entry[0], dtype=np.int32))
-                weight = np.frombuffer(entry[1], dtype=np.float32).astype(np.float64)
+            for token_slots, token_weights in self._token_postings(token):
+                slots.append(token_slots)
+                weight = token_weights.astype(np.float64)
                 weights.append(weight * count if count > 1 else weight)
         if slots:  # with weights, bincount sums float64 (numpy's stubs say int)
             counts = np.bincount(np.concatenate(slots), np.concatenate(weights), minlength=size)

@@ -4,6 +4,7 @@ bookkeeping of a search that follows an index's upserts and removes."""
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from typing import Any
 
@@ -12,6 +13,17 @@ import numpy as np
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import ascii_lower
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
+
+
+def documents_key(docs: list[SkillDocument], *version: object) -> str:
+    """What a search saved between runs (store.py) must have been built from: these documents,
+    in this order, by this `version` of the code that indexed them (the content hash stands for
+    every field a document parses from its file)."""
+    digest = hashlib.sha256(repr((*version, len(docs))).encode())
+    for doc in docs:
+        line = f"{doc.path}\0{doc.hash}\0{doc.kind.value}\0{doc.name}\0{doc.tags}\n"
+        digest.update(line.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def tag_allowed(skill: SkillDocument, include: set[str], exclude: set[str]) -> bool:

@@ -66,7 +66,8 @@ class ScorerSpec:
     # Modules it needs, as alternatives: it is available here when every module of one of them is
     # (semantic: the minilm model's set or the wordllama one's).
     needs: tuple[tuple[str, ...], ...] = ()
-    # A function for one query without building anything ("module:function"): `skills-lsp select`.
+    # A function for one query without building anything ("module:function"): `skills-lsp select`
+    # when the index has no cache folder to keep a build in.
     one_shot: str | None = None
     requires: tuple[str, ...] = ()  # scorers it is built on (built first)
     no_match: str = "No skill scores above 0."  # a hover's line when nothing scores
@@ -80,8 +81,10 @@ class ScorerSpec:
         return not self.needs or any(modules_found(modules) for modules in self.needs)
 
     def select_once(self, index: SkillIndex, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
-        """One query's selection, the cheapest way: its one-shot function if it has one."""
-        if self.one_shot is None:
+        """One query's selection, the cheapest way: its one-shot function if it has one, unless
+        the index keeps its scorers' builds between runs (a cache folder: store.py), where the
+        build is loaded, or made once and saved for the next run."""
+        if self.one_shot is None or index.cache_dir is not None:
             return select_skills(index, query, policy)
         selected: list[SkillMatch] = _resolve(self.one_shot)(index, query, policy)
         return selected
