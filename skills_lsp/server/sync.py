@@ -61,13 +61,30 @@ async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
             )
         except Exception:  # the client refused a progress token: index without one
             token = None
-    for number, root in enumerate(roots, 1):
-        await asyncio.to_thread(ls.state.load_folder, root)
-        if token is not None:
-            done = round(100 * number / len(roots))
+    loop = asyncio.get_running_loop()
+    sent = 0  # the last percentage reported: reports only go forward
+
+    def report(percentage: int, message: str) -> None:
+        nonlocal sent
+        if token is not None and percentage > sent:
+            sent = percentage
             ls.work_done_progress.report(
-                token, types.WorkDoneProgressReport(message=root.name, percentage=done)
+                token, types.WorkDoneProgressReport(message=message, percentage=percentage)
             )
+
+    for number, root in enumerate(roots):
+
+        def progress(percentage: int, message: str, number: int = number) -> None:
+            # Called from the loading thread: the report goes out from the event loop.
+            overall = (100 * number + percentage) // len(roots)
+            loop.call_soon_threadsafe(report, overall, message)
+
+        ls.state.indexing.add(root)
+        try:
+            await asyncio.to_thread(ls.state.load_folder, root, progress)
+        finally:
+            ls.state.indexing.discard(root)
+        report(round(100 * (number + 1) / len(roots)), root.name)
     if token is not None:
         count = sum(len(f.index) for f in ls.state.folders.values())
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{count} skills indexed"))
@@ -104,6 +121,13 @@ async def watch_files(ls: SkillsLanguageServer) -> None:
         log.info("the client did not register file watching (%s); relying on open and save", exc)
 
 
+def being_indexed(ls: SkillsLanguageServer, path: Path) -> bool:
+    """Whether `path` is in a folder a worker thread is loading and the server does not know yet:
+    its document is served once the load ends (loading it here too would stall the event loop
+    for as long, and load the folder twice)."""
+    return ls.state.folder_for(path) is None and any(path.is_relative_to(root) for root in ls.state.indexing)
+
+
 def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
     """Load the folder a document belongs to if indexing has not reached it yet; a document
     outside every workspace folder gets a folder of its own (its skill's directory)."""
@@ -130,7 +154,7 @@ def reapply_buffers(ls: SkillsLanguageServer) -> None:
 
 def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
     path = ls.path_of(uri)
-    if path is None:
+    if path is None or being_indexed(ls, path):  # served when its folder's load ends
         return
     ensure_folder(ls, path)
     role = ls.state.update(path, text)
@@ -218,6 +242,7 @@ def register(server: SkillsLanguageServer) -> None:
                 ls.state.drop_folder(path)
         added = [p for p in (ls.path_of(f.uri) for f in params.event.added) if p is not None and p.is_dir()]
         await index_folders(ls, added)
+        reapply_buffers(ls)  # documents opened while their folder loaded were left for now
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
 
