@@ -51,6 +51,14 @@ def folder_roots(ls: SkillsLanguageServer) -> list[Path]:
 
 async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
     """Index folders in a worker thread, reporting work-done progress when the client can."""
+    ls.state.indexing.update(roots)  # documents opened meanwhile wait for their folder's load
+    try:
+        await _index_folders(ls, roots)
+    finally:
+        ls.state.indexing.difference_update(roots)
+
+
+async def _index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
     token: str | None = None
     if roots and ls.capability("window.work_done_progress", False):
         token = str(uuid.uuid4())
@@ -79,7 +87,6 @@ async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
             overall = (100 * number + percentage) // len(roots)
             loop.call_soon_threadsafe(report, overall, message)
 
-        ls.state.indexing.add(root)
         try:
             await asyncio.to_thread(ls.state.load_folder, root, progress)
         finally:
@@ -145,7 +152,7 @@ def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
 
 def reapply_buffers(ls: SkillsLanguageServer) -> None:
     """After a folder is re-read from disk, open buffers (maybe unsaved) win again."""
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.open_uris():
         path = ls.path_of(uri)
         folder = ls.state.folder_for(path) if path is not None else None
         if path is not None and folder is not None and folder.role(path) is not FileRole.CONFIG:
@@ -173,10 +180,16 @@ def register(server: SkillsLanguageServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SkillsLanguageServer, params: types.InitializedParams) -> None:
-        await fetch_configuration(ls)
-        await index_folders(ls, folder_roots(ls))
+        roots = folder_roots(ls)
+        # A document opened while the settings are fetched waits for its folder's load too.
+        ls.state.indexing.update(roots)
+        try:
+            await fetch_configuration(ls)
+        finally:
+            ls.state.indexing.difference_update(roots)
+        await index_folders(ls, roots)
         await watch_files(ls)
-        for uri in list(ls.workspace.text_documents):
+        for uri in ls.open_uris():
             changed(ls, uri, ls.workspace.get_text_document(uri).source)
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
@@ -212,7 +225,7 @@ def register(server: SkillsLanguageServer) -> None:
         reload: list[Path] = []
         for change in params.changes:
             path = ls.path_of(change.uri)
-            if path is None or change.uri in ls.workspace.text_documents:
+            if path is None or ls.is_open(change.uri):
                 continue  # an open buffer is authoritative
             folder = ls.state.folder_for(path)
             if folder is None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from lsp_helpers import index_ends, wait_for
 from lsprotocol import types
+from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -24,7 +25,8 @@ SKILLS = 400
 def write_workspace(root: Path) -> Path:
     """SKILLS skills in `.claude/skills/`, one of them with a name that differs from its folder."""
     for number in range(SKILLS):
-        folder = root / ".claude" / "skills" / f"skill-{number:03d}"
+        # `@` in a path: pygls keys open documents unquoted, clients send it as `%40`.
+        folder = root / "team@work" / ".claude" / "skills" / f"skill-{number:03d}"
         folder.mkdir(parents=True)
         name = "misnamed" if number == 7 else f"skill-{number:03d}"
         (folder / "SKILL.md").write_text(
@@ -33,7 +35,9 @@ def write_workspace(root: Path) -> Path:
             "Steps to follow.\n",
             encoding="utf-8",
         )
-    (root / "skills-lsp.toml").write_text('scorer = "bm25f"\n', encoding="utf-8")
+    (root / "skills-lsp.toml").write_text(
+        'scorer = "bm25f"\nroots = ["team@work/.claude/skills"]\n', encoding="utf-8"
+    )
     return root
 
 
@@ -58,15 +62,17 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
             )
         )
         # Opened at once, most likely while the folder loads.
-        skill = workspace / ".claude" / "skills" / "skill-007" / "SKILL.md"
+        skill = workspace / "team@work" / ".claude" / "skills" / "skill-007" / "SKILL.md"
+        skill_uri = from_fs_path(str(skill))
+        assert skill_uri is not None and "%40" in skill_uri
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(skill.as_uri(), "markdown", 1, skill.read_text(encoding="utf-8"))
+                types.TextDocumentItem(skill_uri, "markdown", 1, skill.read_text(encoding="utf-8"))
             )
         )
         # Answered (no lenses while the folder loads, the skill's once it is loaded), not an error.
         await client.text_document_code_lens_async(
-            types.CodeLensParams(types.TextDocumentIdentifier(skill.as_uri()))
+            types.CodeLensParams(types.TextDocumentIdentifier(skill_uri))
         )
         await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=60.0)
         [reports] = client.progress_reports.values()
@@ -82,12 +88,13 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
         assert percentages == sorted(p for p in percentages if p is not None)
         assert any("files" in (r.message or "") for r in steps)
 
-        await wait_for(lambda: any(p.uri == skill.as_uri() for p in published), "the skill's diagnostics")
-        [first] = [p for p in published if p.uri == skill.as_uri()][:1]
+        # Published under the URI the client sent.
+        await wait_for(lambda: any(p.uri == skill_uri for p in published), "the skill's diagnostics")
+        [first] = [p for p in published if p.uri == skill_uri][:1]
         assert first.version == 1
         assert "SK208" in {str(d.code) for d in first.diagnostics}  # the name is not its folder's
         lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(types.TextDocumentIdentifier(skill.as_uri()))
+            types.CodeLensParams(types.TextDocumentIdentifier(skill_uri))
         )
         assert lenses  # the folder is indexed: the skill's lenses are there
     finally:
