@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -206,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1 or not args.workspace.is_dir():
         parser.error("--repeats must be at least 1 and --workspace a directory")
     server = [sys.executable, "-m", "skills_lsp", "serve", "--stdio"]
+    # SIGTERM stops the server and removes the files written at the root, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lsp_latency._interrupt)
     workspace = args.workspace.resolve()
     files, size = lsp_latency.prime_page_cache(workspace)
     lsp_latency.log(f"read {files:,} files ({size / 2**20:,.1f} MiB) to warm the OS page cache")
