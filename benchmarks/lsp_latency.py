@@ -415,6 +415,7 @@ class Session:
         self.problems: list[str] = []
         self.progress: list[dict[str, Any]] = []
         self.indexing_end: asyncio.Future[float] | None = None
+        self.started = 0.0  # when `initialize` was sent (perf_counter)
         self.publishes: list[Publish] = []
         self._waiters: list[tuple[Callable[[Publish], bool], asyncio.Future[Publish]]] = []
         self.refreshes: Counter[str] = Counter()
@@ -561,8 +562,11 @@ class Session:
                 return
             self.stderr_lines.append(line.decode("utf-8", "replace").rstrip("\n"))
 
-    async def start(self, index_timeout: float) -> dict[str, Any]:
-        """Start the server, initialize, and wait for the end of initial indexing."""
+    async def start(
+        self, index_timeout: float, on_initialized: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
+        """Start the server, initialize, and wait for the end of initial indexing. `on_initialized`
+        runs right after `initialized` is sent (to open documents while the server indexes)."""
         try:
             await self.client.start_io(*self.argv, cwd=str(REPO_ROOT))
         except OSError as exc:
@@ -585,7 +589,7 @@ class Session:
             workspace_folders=[types.WorkspaceFolder(uri=uri, name=self.root.name)],
             initialization_options=self.init_options or None,
         )
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
         result = await self.bounded(self.client.initialize_async(params), "initialize")
         answered = time.perf_counter()
         sync = result.capabilities.text_document_sync
@@ -593,6 +597,8 @@ class Session:
         if kind is not None:
             self.sync_kind = types.TextDocumentSyncKind(kind)
         self.client.initialized(types.InitializedParams())
+        if on_initialized is not None:
+            on_initialized()
         ended = await self.bounded(self.indexing_end, "initial indexing ($/progress end)", index_timeout)
         end_message = next(
             (p.get("message") for p in reversed(self.progress) if p.get("kind") == "end"), None

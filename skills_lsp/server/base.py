@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -94,6 +95,14 @@ class SkillsLanguageServer(LanguageServer):
         """The snapshot of a skill or instruction file (None for any other document)."""
         snapshot = self.snapshot(uri)
         return snapshot if snapshot is not None and snapshot.role is FileRole.SKILL else None
+
+    def open_uris(self) -> list[str]:
+        """The open documents' URIs as the client spelled them: pygls keys them unquoted
+        (`@` for `%40`), and a client may match publications by the string it sent."""
+        return [document.uri for document in list(self.workspace.text_documents.values())]
+
+    def is_open(self, uri: str) -> bool:
+        return unquote(uri) in self.workspace.text_documents
 
     def forget(self, uri: str) -> None:
         """The document closed: its snapshot goes with it."""

@@ -86,7 +86,7 @@ def refresh_all(ls: SkillsLanguageServer) -> None:
         if ls.capability("workspace.diagnostics.refresh_support", False):
             ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
         return
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.open_uris():
         schedule(ls, uri)
 
 

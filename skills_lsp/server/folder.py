@@ -264,9 +264,20 @@ def with_settings(config: Config, settings: dict[str, Any]) -> Config:
     return replace(config, **changes) if changes else config
 
 
-def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
+# How a folder's load reports how far it got: (percentage, what it is doing).
+LoadProgress = Callable[[int, str], None]
+READ_UP_TO = 60  # the percentage reached once every file is read; building scorers takes the rest
+
+
+def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | None = None) -> Folder:
     """Read a workspace folder: config, index (its scorers built now, off the event loop: the
-    first lens or hover must not stall the editor), tool manifest and test queries."""
+    first lens or hover must not stall the editor), tool manifest and test queries. `progress`
+    hears how far the load got, from the thread that loads."""
+
+    def files_read(done: int, total: int) -> None:
+        if progress is not None:
+            progress(READ_UP_TO * done // max(total, 1), f"{root.name}: {done}/{total} files")
+
     source = find_config(root)
     if source is not None and root.resolve() not in (
         source.parent.resolve(),
@@ -279,7 +290,9 @@ def load_folder(root: Path, settings: dict[str, Any]) -> Folder:
     config = with_settings(config, settings)
     config = replace(config, budget_variables=budget_variables(os.environ))  # core reads no environment
     ignore = config.ignore_filter(root)
-    index = load_folder_index(config, root, ignore)
+    index = load_folder_index(config, root, ignore, files_read)
+    if progress is not None:
+        progress(READ_UP_TO, f"{root.name}: {len(index)} skills read, preparing the scorer")
     warm_up(index, config, root)
     problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)

@@ -13,7 +13,7 @@ from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
 from skills_lsp.core.rules.validate import code_matches, resolve_profile
-from skills_lsp.server.folder import FileRole, Folder, Outcome, load_folder, served_kind
+from skills_lsp.server.folder import FileRole, Folder, LoadProgress, Outcome, load_folder, served_kind
 from skills_lsp.server.roles import ROLES
 
 QUERY_FAILURE_CODE = rule_named("failing-test-query").code  # SK702
@@ -27,9 +27,11 @@ class State:
         self.settings: dict[str, Any] = {}
         # Bumped whenever a folder changes: findings of every open document may change with it.
         self.generation = 0
+        # Folders a worker thread is loading (sync.index_folders).
+        self.indexing: set[Path] = set()
 
-    def load_folder(self, root: Path) -> Folder:
-        folder = load_folder(root, self.settings)
+    def load_folder(self, root: Path, progress: LoadProgress | None = None) -> Folder:
+        folder = load_folder(root, self.settings, progress)
         self.folders[str(root)] = folder
         self.generation += 1
         return folder

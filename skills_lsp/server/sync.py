@@ -51,6 +51,14 @@ def folder_roots(ls: SkillsLanguageServer) -> list[Path]:
 
 async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
     """Index folders in a worker thread, reporting work-done progress when the client can."""
+    ls.state.indexing.update(roots)  # documents opened meanwhile wait for their folder's load
+    try:
+        await _index_folders(ls, roots)
+    finally:
+        ls.state.indexing.difference_update(roots)
+
+
+async def _index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
     token: str | None = None
     if roots and ls.capability("window.work_done_progress", False):
         token = str(uuid.uuid4())
@@ -61,13 +69,29 @@ async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
             )
         except Exception:  # the client refused a progress token: index without one
             token = None
-    for number, root in enumerate(roots, 1):
-        await asyncio.to_thread(ls.state.load_folder, root)
-        if token is not None:
-            done = round(100 * number / len(roots))
+    loop = asyncio.get_running_loop()
+    sent = 0  # the last percentage reported: reports only go forward
+
+    def report(percentage: int, message: str) -> None:
+        nonlocal sent
+        if token is not None and percentage > sent:
+            sent = percentage
             ls.work_done_progress.report(
-                token, types.WorkDoneProgressReport(message=root.name, percentage=done)
+                token, types.WorkDoneProgressReport(message=message, percentage=percentage)
             )
+
+    for number, root in enumerate(roots):
+
+        def progress(percentage: int, message: str, number: int = number) -> None:
+            # Called from the loading thread: the report goes out from the event loop.
+            overall = (100 * number + percentage) // len(roots)
+            loop.call_soon_threadsafe(report, overall, message)
+
+        try:
+            await asyncio.to_thread(ls.state.load_folder, root, progress)
+        finally:
+            ls.state.indexing.discard(root)
+        report(round(100 * (number + 1) / len(roots)), root.name)
     if token is not None:
         count = sum(len(f.index) for f in ls.state.folders.values())
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{count} skills indexed"))
@@ -104,6 +128,13 @@ async def watch_files(ls: SkillsLanguageServer) -> None:
         log.info("the client did not register file watching (%s); relying on open and save", exc)
 
 
+def being_indexed(ls: SkillsLanguageServer, path: Path) -> bool:
+    """Whether `path` is in a folder a worker thread is loading and the server does not know yet:
+    its document is served once the load ends (loading it here too would stall the event loop
+    for as long, and load the folder twice)."""
+    return ls.state.folder_for(path) is None and any(path.is_relative_to(root) for root in ls.state.indexing)
+
+
 def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
     """Load the folder a document belongs to if indexing has not reached it yet; a document
     outside every workspace folder gets a folder of its own (its skill's directory)."""
@@ -121,7 +152,7 @@ def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
 
 def reapply_buffers(ls: SkillsLanguageServer) -> None:
     """After a folder is re-read from disk, open buffers (maybe unsaved) win again."""
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.open_uris():
         path = ls.path_of(uri)
         folder = ls.state.folder_for(path) if path is not None else None
         if path is not None and folder is not None and folder.role(path) is not FileRole.CONFIG:
@@ -130,7 +161,7 @@ def reapply_buffers(ls: SkillsLanguageServer) -> None:
 
 def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
     path = ls.path_of(uri)
-    if path is None:
+    if path is None or being_indexed(ls, path):  # served when its folder's load ends
         return
     ensure_folder(ls, path)
     role = ls.state.update(path, text)
@@ -149,10 +180,16 @@ def register(server: SkillsLanguageServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SkillsLanguageServer, params: types.InitializedParams) -> None:
-        await fetch_configuration(ls)
-        await index_folders(ls, folder_roots(ls))
+        roots = folder_roots(ls)
+        # A document opened while the settings are fetched waits for its folder's load too.
+        ls.state.indexing.update(roots)
+        try:
+            await fetch_configuration(ls)
+        finally:
+            ls.state.indexing.difference_update(roots)
+        await index_folders(ls, roots)
         await watch_files(ls)
-        for uri in list(ls.workspace.text_documents):
+        for uri in ls.open_uris():
             changed(ls, uri, ls.workspace.get_text_document(uri).source)
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
@@ -188,7 +225,7 @@ def register(server: SkillsLanguageServer) -> None:
         reload: list[Path] = []
         for change in params.changes:
             path = ls.path_of(change.uri)
-            if path is None or change.uri in ls.workspace.text_documents:
+            if path is None or ls.is_open(change.uri):
                 continue  # an open buffer is authoritative
             folder = ls.state.folder_for(path)
             if folder is None:
@@ -218,6 +255,7 @@ def register(server: SkillsLanguageServer) -> None:
                 ls.state.drop_folder(path)
         added = [p for p in (ls.path_of(f.uri) for f in params.event.added) if p is not None and p.is_dir()]
         await index_folders(ls, added)
+        reapply_buffers(ls)  # documents opened while their folder loaded were left for now
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
 

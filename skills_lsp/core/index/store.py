@@ -30,7 +30,7 @@ import pickle
 import struct
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
 _HEADER = struct.Struct("<Q32s")
+PROGRESS_STEPS = 50  # calls of a load's progress callback over its files
 _RACY_NS = 2_000_000_000  # stamps this close to the save are hashed again (see the module doc)
 
 # What a frame may hold besides builtins: documents, their kinds and paths, YAML dates, numpy arrays.
@@ -414,18 +415,24 @@ def load_cached_workspace_index(
     max_depth: int = DEFAULT_MAX_DEPTH,
     cache_dir: Path | None = None,
     ignore: IgnoreFilter | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SkillIndex:
     """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
     same index, reading only the files that changed since the last call, and saving the store
     when anything did. The index remembers its folder there, where its scorers keep what they
-    build (`store_dir`)."""
+    build (`store_dir`). `progress(done, total)` is called once the files are found and then
+    about PROGRESS_STEPS times (a language server reports it while a large folder loads)."""
     if cache_dir is not None:
         cache_dir = store_dir(cache_dir, root)
     store = DocumentStore(cache_dir)
     records: dict[str, Record] = {}
     docs: list[SkillDocument] = []
     path_of: dict[int, str] = {}  # id(document) -> its record's path
-    for path, kind in cached_workspace_files(root, roots, max_depth, ignore, cache_dir).items():
+    files = cached_workspace_files(root, roots, max_depth, ignore, cache_dir)
+    step = max(1, len(files) // PROGRESS_STEPS)
+    for number, (path, kind) in enumerate(files.items()):
+        if progress is not None and number % step == 0:
+            progress(number, len(files))
         doc, record = store.document(path, kind)
         if record is not None:
             records[path] = record

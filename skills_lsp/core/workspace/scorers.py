@@ -3,6 +3,7 @@ the skill vectors of an embedding scorer kept on disk between runs (the file the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,22 +56,33 @@ def folder_cache_dir(config: Config, root: Path) -> Path:
     return default_cache_dir([root], cache_config)
 
 
-def load_folder_index(config: Config, root: Path, ignore: IgnoreFilter | None = None) -> SkillIndex:
+def load_folder_index(
+    config: Config,
+    root: Path,
+    ignore: IgnoreFilter | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SkillIndex:
     """A folder's workspace index through the persistent store the CLI also uses, without what
-    `ignore` leaves out."""
+    `ignore` leaves out (`progress(done, total)`: files read so far)."""
     return load_cached_workspace_index(
-        root, config.roots_for(root), config.max_depth, folder_cache_dir(config, root), ignore
+        root, config.roots_for(root), config.max_depth, folder_cache_dir(config, root), ignore, progress
     )
 
 
 def warm_up(index: SkillIndex, config: Config, root: Path) -> list[ScorerName]:
     """Build the scorers a folder will use, and return their names. In a small workspace every
-    scorer is built, so a hover can compare them all at once; in a large one (seconds each)
-    the configured one, and the fallback in its place if its extra is missing. Skill vectors are
+    scorer is built, so a hover can compare them all at once (the embedding ones only when the
+    folder uses one); in a large one (seconds each) the configured one, and the fallback in its
+    place if its extra is missing. Skill vectors are
     kept on disk only for a folder that chose an embedding scorer, and only that folder's."""
     chosen = default_scorer(config, index)
-    wanted = [chosen] + [name for name in SCORERS if name != chosen and len(index) <= PREPARE_ALL_UP_TO]
     keep_vectors = SCORERS[chosen].extra == "semantic"
+    # An embedding scorer the folder does not use is left out: its vectors are not kept on disk
+    # for it, so every start would load the model and embed every skill again (tens of seconds).
+    small = len(index) <= PREPARE_ALL_UP_TO
+    wanted = [chosen] + [
+        name for name in SCORERS if name != chosen and small and (keep_vectors or SCORERS[name].extra is None)
+    ]
     if keep_vectors:
         VECTORS.attach(folder_cache_dir(config, root) / VECTOR_FILE)
     built: list[ScorerName] = []

@@ -1,0 +1,102 @@
+"""Start-up on a folder of a few hundred skills: `$/progress` reports how far the folder's own
+load got (not only once per folder), and a skill opened while the folder loads is served once
+the load ends, its code-lens request answered meanwhile.
+
+The server is started here (not the session's shared one), on a workspace written for the test,
+with a cache folder of its own (XDG_CACHE_HOME), so the load reads every file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from lsp_helpers import index_ends, wait_for
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+SKILLS = 400
+
+
+def write_workspace(root: Path) -> Path:
+    """SKILLS skills in `.claude/skills/`, one of them with a name that differs from its folder."""
+    for number in range(SKILLS):
+        # `@` in a path: pygls keys open documents unquoted, clients send it as `%40`.
+        folder = root / "team@work" / ".claude" / "skills" / f"skill-{number:03d}"
+        folder.mkdir(parents=True)
+        name = "misnamed" if number == 7 else f"skill-{number:03d}"
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Handles task number {number} of the quarterly "
+            f"report pipeline. Use when asked about report {number}.\n---\n\n# Skill {number}\n\n"
+            "Steps to follow.\n",
+            encoding="utf-8",
+        )
+    (root / "skills-lsp.toml").write_text(
+        'scorer = "bm25f"\nroots = ["team@work/.claude/skills"]\n', encoding="utf-8"
+    )
+    return root
+
+
+async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> None:
+    workspace = write_workspace(tmp_path / "ws")
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "skills_lsp", "serve", "--stdio"],
+        server_env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    published: list[types.PublishDiagnosticsParams] = []
+    client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = published.append
+
+    uri = workspace.as_uri()
+    try:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual_studio_code"),
+                root_uri=uri,
+                workspace_folders=[types.WorkspaceFolder(uri=uri, name="ws")],
+            )
+        )
+        # Opened at once, most likely while the folder loads.
+        skill = workspace / "team@work" / ".claude" / "skills" / "skill-007" / "SKILL.md"
+        skill_uri = from_fs_path(str(skill))
+        assert skill_uri is not None and "%40" in skill_uri
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(skill_uri, "markdown", 1, skill.read_text(encoding="utf-8"))
+            )
+        )
+        # Answered (no lenses while the folder loads, the skill's once it is loaded), not an error.
+        await client.text_document_code_lens_async(
+            types.CodeLensParams(types.TextDocumentIdentifier(skill_uri))
+        )
+        await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=60.0)
+        [reports] = client.progress_reports.values()
+        assert isinstance(reports[0], types.WorkDoneProgressBegin)
+        assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+        assert f"{SKILLS} skills indexed" in (reports[-1].message or "")
+        middle = reports[1:-1]
+        assert all(isinstance(r, types.WorkDoneProgressReport) for r in middle)
+        steps = [r for r in middle if isinstance(r, types.WorkDoneProgressReport)]
+        percentages = [r.percentage for r in steps]
+        # One folder: reports before its load ended, with a percentage, never going back.
+        assert any(p is not None and 0 < p < 100 for p in percentages), percentages
+        assert percentages == sorted(p for p in percentages if p is not None)
+        assert any("files" in (r.message or "") for r in steps)
+
+        # Published under the URI the client sent.
+        await wait_for(lambda: any(p.uri == skill_uri for p in published), "the skill's diagnostics")
+        [first] = [p for p in published if p.uri == skill_uri][:1]
+        assert first.version == 1
+        assert "SK208" in {str(d.code) for d in first.diagnostics}  # the name is not its folder's
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(types.TextDocumentIdentifier(skill_uri))
+        )
+        assert lenses  # the folder is indexed: the skill's lenses are there
+    finally:
+        await client.shutdown_session()
+        await client.stop()
