@@ -660,9 +660,12 @@ class Bm25fSearch(SlottedSearch):
         where: list[np.ndarray[Any, Any]] = []
         counts: list[np.ndarray[Any, Any]] = []
         factors: list[tuple[int, float, int]] = []  # (hits, idf, repeat) per part
+        lowest, highest = int(slots.min()), int(slots.max())
         for word, repeat in words.items():
             idf = 0.0
             for posting, held_counts in self._posting_parts(word):
+                if posting[-1] < lowest or posting[0] > highest:
+                    continue  # the part lies outside the slots asked for
                 at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
                 held = np.flatnonzero(posting[at] == slots)
                 if len(held):
