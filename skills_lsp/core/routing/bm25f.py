@@ -663,9 +663,7 @@ class Bm25fSearch(SlottedSearch):
         lowest, highest = int(slots.min()), int(slots.max())
         for word, repeat in words.items():
             idf = 0.0
-            for posting, held_counts in self._posting_parts(word):
-                if posting[-1] < lowest or posting[0] > highest:
-                    continue  # the part lies outside the slots asked for
+            for posting, held_counts in self._posting_parts(word, lowest, highest):
                 at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
                 held = np.flatnonzero(posting[at] == slots)
                 if len(held):
@@ -694,16 +692,18 @@ class Bm25fSearch(SlottedSearch):
         return scaled
 
     def _posting_parts(
-        self, word: str
+        self, word: str, lowest: int = 0, highest: int = 2**31
     ) -> list[tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]]:
-        """`_posting(word)` as its parts (bulk-built, then added one by one), not copied together."""
+        """`_posting(word)` as its parts (bulk-built, then added one by one), not copied together,
+        leaving out a part with no slot from `lowest` to `highest`."""
         parts = []
         row = self._vocabulary.get(word)
         if row is not None:
             start, end = int(self._indptr[row]), int(self._indptr[row + 1])
-            parts.append((self._base_slots[start:end], self._base_counts[:, start:end]))
+            if start < end and self._base_slots[start] <= highest and self._base_slots[end - 1] >= lowest:
+                parts.append((self._base_slots[start:end], self._base_counts[:, start:end]))
         extra = self._postings.get(word)
-        if extra is not None and len(extra[0]):
+        if extra is not None and len(extra[0]) and extra[0][0] <= highest and extra[0][-1] >= lowest:
             more = np.stack([np.frombuffer(c, dtype=np.uint16) for c in extra[1]])
             parts.append((np.frombuffer(extra[0], dtype=np.int32), more))
         return parts
