@@ -14,7 +14,7 @@ from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.core.index.skill_index import SkillIndex
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.routing import scorer as selection
 from skills_lsp.core.routing import semantic
 from skills_lsp.core.routing.bm25f import terms
@@ -144,6 +144,43 @@ def test_queries_between_edits_match_a_fresh_build(seed: int) -> None:
             fresh = SkillIndex(list(index))
             assert rankings == [ranking(fresh, query, policy) for policy in policies], step
     assert len(semantic_for(index)._slots) < 1100  # compacted along the way (2,500 edits)
+
+
+def test_requests_run_again_after_each_edit_get_exactly_a_fresh_builds_selection() -> None:
+    # An editor re-runs its test queries after every keystroke: hybrid keeps their approximate
+    # scores between edits and bounds how far bm25f's statistics (average lengths, idfs, the
+    # number of skills) moved since. Whatever the edits, the selection and every score must be
+    # exactly a fresh build's, and the kept scores must really be what most rounds use.
+    rng = random.Random(5)
+    bodies = {i: rng.sample(WORDS, 6) for i in range(40)}
+
+    def version(i: int) -> SkillDocument:
+        return doc(i, f"s{i}", " ".join(bodies[i][:3]), " ".join(bodies[i]))
+
+    index = SkillIndex([version(i) for i in bodies])
+    queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(5)] + [bodies[7][0]]
+    policies = [SelectionPolicy(top_k=k, min_score=m, scorer="hybrid") for k, m in ((2, 0.0), (5, 0.3))]
+    search = hybrid_for(index)
+    reused = rounds = 0
+    for step in range(200):
+        i = rng.randrange(40)
+        change = rng.random()
+        if change < 0.1:
+            index.remove(Path(f"/ws/s{i}/SKILL.md"))
+        else:
+            if change < 0.6:
+                bodies[i][rng.randrange(len(bodies[i]))] = rng.choice(WORDS)  # same word count
+            else:
+                bodies[i].append(rng.choice(WORDS))
+            index.upsert(version(i))
+        fresh = SkillIndex(list(index))
+        for query in queries:
+            before = search._kept.get(query)
+            for policy in policies:
+                assert ranking(index, query, policy) == ranking(fresh, query, policy), (step, query)
+            rounds += 1
+            reused += before is not None and search._kept.get(query) is before
+    assert reused > rounds / 3  # 40 skills: an edit moves the statistics far more than among 20,000
 
 
 def test_hybrid_is_the_weighted_mean_of_bm25f_and_semantic() -> None:

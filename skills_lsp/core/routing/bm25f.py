@@ -266,6 +266,20 @@ class Bm25fParameters:
     k1: float = 1.2
 
 
+@dataclass(frozen=True)
+class Statistics:
+    """What a skill's score depends on besides its own counts, for one query: the live count,
+    the field totals (so the average lengths) and the idf of each of the query's words."""
+
+    live: int
+    totals: tuple[float, ...]
+    idfs: dict[str, float]
+    parameters: Bm25fParameters
+
+
+# A bound's allowance for floating-point rounding: scores are computed with float32 length norms
+# (relative error about 1e-7) and rounded to 6 decimals (0.5e-6 either side).
+_ROUNDING = 1e-5
 FIELDS = ("name", "description", "tags", "body")
 TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
@@ -315,6 +329,7 @@ class Bm25fSearch(SlottedSearch):
         self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
         self._cached_for: tuple[int, tuple[float, ...]] | None = None
         self._norms: list[np.ndarray[Any, Any]] | None = None
+        self._frequencies: dict[str, int] = {}  # live document frequency per word, kept like the above
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         if self._slots or len(docs) < 2:
@@ -491,6 +506,8 @@ class Bm25fSearch(SlottedSearch):
             for f in range(len(FIELDS)):
                 entry[1][f].append(per_field[f])
             self._contributions.pop(word, None)  # its document frequency changed
+            if word in self._frequencies:
+                self._frequencies[word] += 1
 
     def set_parameters(self, parameters: Bm25fParameters) -> None:
         """Score with other weights, b and k1 from now on (no rebuild: postings keep raw counts);
@@ -499,11 +516,14 @@ class Bm25fSearch(SlottedSearch):
         self._cached_for = None
 
     def _forget(self, slot: int, doc: SkillDocument) -> None:
-        for f, field in enumerate(FIELDS):
+        for f in range(len(FIELDS)):
             self._totals[f] -= self._lengths[f][slot]
-            if self._contributions:
-                for word in terms(_field_text(doc, field)):
-                    self._contributions.pop(word, None)  # its document frequency changed
+        if self._contributions or self._frequencies:
+            held = {word for field in FIELDS for word in terms(_field_text(doc, field))}
+            for word in held:
+                self._contributions.pop(word, None)  # its document frequency changed
+                if word in self._frequencies:
+                    self._frequencies[word] -= 1
 
     def _idf(self, document_frequency: int) -> float:
         n = max(self._live, 1)
@@ -529,12 +549,11 @@ class Bm25fSearch(SlottedSearch):
             empty = (np.zeros(0, np.int32), np.zeros(0))
             return empty
         p = self.p
-        weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
         if self._norms is None or len(self._norms[0]) < len(self._slots):
             # Per-slot length normalisation; slots added since keep the same averages, so only
             # theirs are computed (elementwise: the same values as computing all of them).
             bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
-            averages = [max(t / max(self._live, 1), 1e-9) for t in self._totals]
+            averages = self._averages()
             done = 0 if self._norms is None else len(self._norms[0])
             fresh = [
                 1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[done:] / averages[f]
@@ -547,16 +566,142 @@ class Bm25fSearch(SlottedSearch):
             )
         live = np.frombuffer(self._alive, dtype=np.int8)[all_slots].astype(bool)
         slots = all_slots[live]
-        weighted = np.zeros(len(slots))
-        for f in range(len(FIELDS)):
-            counts = all_counts[f][live]
-            if counts.any():
-                weighted += weights[f] * counts / self._norms[f][slots]
-        contribution = self._idf(len(slots)) * weighted / (p.k1 + weighted)
+        self._frequencies[word] = len(slots)
+        norms = self._norms
+        contribution = self._contribution(
+            all_counts[:, live], [norms[f][slots] for f in range(len(FIELDS))], self._idf(len(slots))
+        )
         if len(self._contributions) > 50_000:  # bounded: a long session sees many words
             self._contributions.clear()
         self._contributions[word] = (slots, contribution)
         return slots, contribution
+
+    def _contribution(
+        self,
+        counts: np.ndarray[Any, Any],
+        norms: list[np.ndarray[Any, Any]],
+        idf: float | np.ndarray[Any, Any],
+    ) -> np.ndarray[Any, Any]:
+        """idf x the saturated field-weighted frequency of postings with these counts per field and
+        these length norms. Elementwise: a subset of postings gets the same values."""
+        p = self.p
+        weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
+        weighted = np.zeros(counts.shape[1])
+        for f in range(len(FIELDS)):
+            if counts[f].any():
+                weighted += weights[f] * counts[f] / norms[f]
+        contribution: np.ndarray[Any, Any] = idf * weighted / (p.k1 + weighted)
+        return contribution
+
+    def _averages(self) -> list[float]:
+        return [max(t / max(self._live, 1), 1e-9) for t in self._totals]
+
+    def _frequency(self, word: str) -> int:
+        """How many live skills hold `word` (cached until a skill holding it comes or goes)."""
+        found = self._frequencies.get(word)
+        if found is None:
+            alive = np.frombuffer(self._alive, dtype=np.int8)
+            found = sum(int(np.count_nonzero(alive[slots])) for slots, _ in self._posting_parts(word))
+            if len(self._frequencies) > 50_000:
+                self._frequencies.clear()
+            self._frequencies[word] = found
+        return found
+
+    def statistics(self, query: str) -> Statistics:
+        """What scores for `query` depend on beyond each skill's own counts, as of now."""
+        idfs = {word: self._idf(self._frequency(word)) for word in dict.fromkeys(terms(query))}
+        return Statistics(self._live, tuple(self._totals), idfs, self.p)
+
+    def drift(self, query: str, then: Statistics) -> float:
+        """A bound on how far any skill's score for `query` can now be from its score under the
+        statistics `then`, for a skill that was in the index then and is unchanged since.
+
+        Such a skill's counts and lengths are as they were; only the averages and the idfs moved.
+        A field's length norm 1 - b + b x length / average then changes by a factor between 1 and
+        average then / average now, so the weighted frequency W by a factor c between the
+        extremes of the inverse ratios, and W / (k1 + W) by at most |c - 1| (it is below 1 and
+        grows no faster than W). A word's contribution idf x W / (k1 + W) therefore moves by at
+        most idf now x |c - 1| + |idf now - idf then|; the evidence divides their sum by the idf
+        of a word in one skill, and x / (x + 1) changes no faster than x. infinity: no bound."""
+        if then.parameters != self.p or not then.live or not self._live:
+            return math.inf
+        now = self._averages()
+        before = [max(t / then.live, 1e-9) for t in then.totals]
+        ratios = [after / earlier for after, earlier in zip(now, before, strict=True)]
+        stretch = max(max(ratios) - 1.0, 1.0 - min(ratios))
+        words = Counter(terms(query))
+        moved = 0.0
+        ceiling = 0.0  # the raw evidence then can be no larger
+        for word, repeat in words.items():
+            idf_then = then.idfs.get(word)
+            if idf_then is None:
+                return math.inf
+            idf_now = self._idf(self._frequency(word))
+            moved += repeat * (idf_now * stretch + abs(idf_now - idf_then))
+            ceiling += repeat * idf_then
+        single_then = math.log(1.0 + (then.live - 0.5) / 1.5)  # _idf(1) with the live count then
+        single_now = self._idf(1)
+        return moved / single_now + ceiling * abs(1.0 / single_now - 1.0 / single_then) + _ROUNDING
+
+    def scores_of(self, query: str, slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """`scores(query)[slots]` for live `slots`, bit for bit, computed for those slots only:
+        each value is elementwise the same arithmetic, its words added in the same order."""
+        slots = np.asarray(slots, dtype=np.int64)
+        total = np.zeros(len(slots))
+        words = Counter(terms(query))
+        if not words or not self._live or not len(slots):
+            return np.round(total, 6)
+        # Every (word, slot) hit, word by word: positions among `slots`, counts, idf x repeat.
+        where: list[np.ndarray[Any, Any]] = []
+        counts: list[np.ndarray[Any, Any]] = []
+        factors: list[tuple[int, float, int]] = []  # (hits, idf, repeat) per part
+        lowest, highest = int(slots.min()), int(slots.max())
+        for word, repeat in words.items():
+            idf = 0.0
+            for posting, held_counts in self._posting_parts(word, lowest, highest):
+                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
+                held = np.flatnonzero(posting[at] == slots)
+                if len(held):
+                    idf = idf or self._idf(self._frequency(word))
+                    where.append(held)
+                    counts.append(held_counts[:, at[held]])
+                    factors.append((len(held), idf, repeat))
+        if not where:
+            return np.round(total, 6)
+        positions = np.concatenate(where)
+        p = self.p
+        bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
+        averages = self._averages()
+        hit_slots = slots[positions]
+        norms = [
+            1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[hit_slots] / averages[f]
+            for f in range(len(FIELDS))
+        ]
+        idfs = np.repeat([idf for _, idf, _ in factors], [n for n, _, _ in factors])
+        repeats = np.repeat([r for _, _, r in factors], [n for n, _, _ in factors])
+        contribution = self._contribution(np.concatenate(counts, axis=1), norms, idfs)
+        # Unbuffered and in order: each slot gets its words' contributions in the words' order.
+        np.add.at(total, positions, repeats * contribution)
+        evidence = total / self._idf(1)
+        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
+        return scaled
+
+    def _posting_parts(
+        self, word: str, lowest: int = 0, highest: int = 2**31
+    ) -> list[tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]]:
+        """`_posting(word)` as its parts (bulk-built, then added one by one), not copied together,
+        leaving out a part with no slot from `lowest` to `highest`."""
+        parts = []
+        row = self._vocabulary.get(word)
+        if row is not None:
+            start, end = int(self._indptr[row]), int(self._indptr[row + 1])
+            if start < end and self._base_slots[start] <= highest and self._base_slots[end - 1] >= lowest:
+                parts.append((self._base_slots[start:end], self._base_counts[:, start:end]))
+        extra = self._postings.get(word)
+        if extra is not None and len(extra[0]) and extra[0][0] <= highest and extra[0][-1] >= lowest:
+            more = np.stack([np.frombuffer(c, dtype=np.uint16) for c in extra[1]])
+            parts.append((np.frombuffer(extra[0], dtype=np.int32), more))
+        return parts
 
     def _posting(
         self, word: str

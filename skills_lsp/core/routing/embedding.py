@@ -35,6 +35,7 @@ from skills_lsp.core.routing.scorer import EMBEDDING_MODULES, modules_found
 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 _DATA = Path(__file__).resolve().parent / "data"
+_TOKENIZED_AT_ONCE = 512  # texts per tokenizer call (both cores still busy; memory bounded)
 
 
 class EmbeddingModel(Protocol):
@@ -72,18 +73,23 @@ class TransformerModel:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch(texts)
+        # Tokenized a chunk at a time, keeping only the ids: an Encoding also holds the text cut
+        # off by truncation, and 19,000 skills' at once peaked at 2.6 GiB.
+        ids_of: list[np.ndarray[Any, np.dtype[np.int64]]] = []
+        for first in range(0, len(texts), _TOKENIZED_AT_ONCE):
+            encoded = self.tokenizer.encode_batch(texts[first : first + _TOKENIZED_AT_ONCE])
+            ids_of.extend(np.asarray(encoding.ids, dtype=np.int64) for encoding in encoded)
         # Shortest first, so each batch is padded to about its own length (padding costs as much
         # as text). A row's vector does not depend on its batch or its padding: masked positions
         # take no part (checked bit for bit in tests/core/routing/test_embedding.py).
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        order = sorted(range(len(texts)), key=lambda i: len(ids_of[i]))
         for start in range(0, len(order), self.batch):
             rows = order[start : start + self.batch]
-            width = max(len(encodings[i].ids) for i in rows)
+            width = max(len(ids_of[i]) for i in rows)
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
             for r, i in enumerate(rows):
-                tokens = encodings[i].ids
+                tokens = ids_of[i]
                 ids[r, : len(tokens)] = tokens
                 mask[r, : len(tokens)] = 1
             hidden = self.session.run(

@@ -14,17 +14,37 @@ rank changing. Needs an embedding model (the `semantic` extra).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
-from skills_lsp.core.routing.bm25f import Bm25fSearch, bm25f_for, matched_terms, shared_words
+from skills_lsp.core.routing.bm25f import Bm25fSearch, Statistics, bm25f_for, matched_terms, shared_words
 from skills_lsp.core.routing.intent import probe_for, quick_answer_penalty
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.semantic import APPROXIMATION, DECIMALS, select_exact, semantic_for
 
 HYBRID_BM25F_WEIGHT = 0.6  # benchmarks/tune_fusion.py, on the tuning split (benchmarks/README.md)
+_KEPT = 128  # requests whose approximate scores are kept (76 KiB each at 20,000 skills)
+# A request's kept scores are computed afresh once this many slots were added since (each edit
+# adds one, scored exactly every time) or once bm25f's statistics moved so far that the bound
+# lets too many skills through to exact scoring.
+_NEW_SLOTS = 256
+_DRIFT = 0.005
+# float32 storage of a 0..1 score (relative error 2^-24) and rounding to 6 decimals.
+_STORAGE = 1e-6
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A request's approximate fused scores of the slots there were, and what they depended on."""
+
+    scores: np.ndarray[Any, np.dtype[np.float32]]
+    statistics: Statistics
+    generations: tuple[int, int]
 
 
 class HybridSearch:
@@ -37,6 +57,10 @@ class HybridSearch:
         self.semantic = semantic_for(index)
         self._alignment: np.ndarray[Any, np.dtype[np.int64]] | None = None
         self._lexical_slots = 0  # bm25f's slot count when the alignment was last right
+        # Per request, approximate scores kept between edits (an editor re-runs its test queries
+        # after every keystroke; see select()).
+        self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        self._kept_lock = threading.Lock()
         # Subscribed after both searches, so they have followed a change before this forgets.
         index.subscribe(self._on_change)
 
@@ -103,27 +127,72 @@ class HybridSearch:
         }
 
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
-        if not len(self.semantic.documents()):
+        """The selection exact scores give, computed exactly only for the skills that can be in it.
+
+        An edit replaces one skill, and bm25f's scores of every other skill move with the average
+        lengths and idfs (by about 1e-6 for a one-character edit among 20,000). So a request's
+        approximate scores are kept from the last time it was scored in full, with bm25f's
+        statistics of then; bm25f.drift() bounds how far any unchanged skill's score can have
+        moved since, the skills added since are scored exactly, and select_exact() computes exact
+        scores for the few whose kept score comes within that bound of the selection. The result is
+        the one scoring every skill afresh gives (tests/core/test_hybrid.py checks it edit by edit)."""
+        documents = self.semantic.documents()
+        if not len(documents):
             return []
         vector = self.semantic.query_vector(query)
-        words = self._words(query)
+        order = self._aligned()
         meaning = 1.0 - self.weight
         penalty = self.penalty(query)
 
         def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
-            exact = self.weight * words[slots] + meaning * self.semantic.exact(vector, slots) - penalty
-            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(np.clip(exact, 0, 1), DECIMALS)
+            exact = self.weight * self.lexical.scores_of(query, order[slots]) + meaning * self.semantic.exact(
+                vector, slots
+            )
+            shifted = np.maximum(exact - np.float64(penalty), np.float64(0.0))
+            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
             return rounded
 
-        # Clipping at 0 only merges scores under any min_score: the candidates stay right.
-        approximate = (
-            self.weight * words
-            + meaning * np.clip(self.semantic.approximate_for(query, vector).astype(np.float64), 0.0, 1.0)
-            - penalty
-        )
-        return select_exact(
-            self.semantic.documents(), self.semantic.alive(), approximate, APPROXIMATION, fused, policy
-        )
+        alive = self.semantic.alive()
+        kept, drift = self._kept_for(query, vector, len(documents))
+        approximate = np.zeros(len(documents))
+        # Kept scores are before the penalty, which is the same for every skill of a request:
+        # taking it here keeps the order, and a score under 0 is under any min_score.
+        approximate[: len(kept.scores)] = kept.scores - penalty
+        added = np.arange(len(kept.scores), len(documents))
+        added = added[alive[added]]
+        if len(added):
+            approximate[added] = fused(added)
+        error = self.weight * drift + meaning * APPROXIMATION + _STORAGE
+        return select_exact(documents, alive, approximate, error, fused, policy)
+
+    def _kept_for(
+        self, query: str, vector: np.ndarray[Any, np.dtype[np.float32]], slots: int
+    ) -> tuple[_Kept, float]:
+        """`query`'s kept approximate scores and how far bm25f's part of them may be off now;
+        scored afresh (drift 0) when there are none, or they are stale or too far off."""
+        generations = (self.semantic.generation, self.lexical.generation)
+        with self._kept_lock:
+            kept = self._kept.get(query)
+        drift = 0.0
+        if kept is not None and kept.generations == generations and slots - len(kept.scores) <= _NEW_SLOTS:
+            drift = self.lexical.drift(query, kept.statistics)
+        if (
+            kept is None
+            or kept.generations != generations
+            or not drift <= _DRIFT
+            or slots - len(kept.scores) > _NEW_SLOTS
+        ):
+            statistics = self.lexical.statistics(query)
+            # Not the semantic search's per-request cache: these scores take its place.
+            similarity = np.clip(self.semantic.approximate(vector).astype(np.float64), 0.0, 1.0)
+            scores = (self.weight * self._words(query) + (1.0 - self.weight) * similarity).astype(np.float32)
+            kept, drift = _Kept(scores, statistics, generations), 0.0
+        with self._kept_lock:
+            self._kept[query] = kept
+            self._kept.move_to_end(query)
+            while len(self._kept) > _KEPT:
+                self._kept.popitem(last=False)
+        return kept, drift
 
     def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
         words, meaning = self.components(query).get(id(document), (0.0, 0.0))

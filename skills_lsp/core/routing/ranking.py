@@ -77,10 +77,12 @@ class SlottedSearch:
 
     def __init__(self, index: SkillIndex) -> None:
         self.index = index
+        self.generation = 0  # rebuilds so far: each one renumbers the slots
         self._rebuild()
         index.subscribe(self._on_change)
 
     def _rebuild(self) -> None:
+        self.generation += 1
         self._slots: list[SkillDocument | None] = []
         self._slot_of: dict[int, int] = {}
         self._alive = array("b")
