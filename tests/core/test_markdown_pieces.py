@@ -58,6 +58,8 @@ _STRUCTURE = [
     "===",
     "1. step",
     "2) step",
+    "2. step scripts/two.py",
+    "3. [three](references/three.md)",
     "   - nested",
     "  continued",
     "    indented code",
@@ -98,6 +100,9 @@ def _both(body: str) -> tuple[list[object], list[object]]:
 @example(["- a", "  ```", "", "```", "scripts/in-code.py", "```", "scripts/out.py"])
 @example(["```", "", "# not a heading", "scripts/in-code.py", "```", "scripts/out.py"])
 @example(["<!--", "", "scripts/in-comment.py", "-->", "", "scripts/out.py"])
+@example(["1. a", "   ```", "   ```", "plain", "2. b scripts/x.py"])
+@example(["1. a", "   ```", "   ```", "  plain", "2. b scripts/x.py"])
+@example(["1. a", "> quote", "2. b scripts/x.py"])
 @example(["1. step", "   ```", "   scripts/in.py", "", "```", "scripts/still-in.py"])
 @example(["text", "- [a](references/a.md)", "# h", "[b](references/b.md)", "```", "scripts/x.py"])
 def test_pieces_give_the_references_of_one_parse(lines: list[str]) -> None:
@@ -125,8 +130,10 @@ def test_realistic_skill_body_is_cut_and_gives_the_same_references() -> None:
         "> quoted [q](references/q.md)\n"
     )
     doc = parse_text(HEAD + body)
-    starts = _top_level_starts(doc.lines[doc.body_start_line :])
-    assert starts  # it is cut: headings, the bullet items, the top-level fence and the line after it
+    cuts = _top_level_starts(doc.lines[doc.body_start_line :])
+    assert (
+        cuts.starts and cuts.code
+    )  # it is cut: headings, the bullet items, the top-level fence and the line after it
     split, whole = _both(body)
     assert split == whole
     assert [r.target for r in split] == [
@@ -139,6 +146,7 @@ def test_realistic_skill_body_is_cut_and_gives_the_same_references() -> None:
 
 
 def test_cutting_stops_at_html_and_at_an_indented_fence_left_by_a_less_indented_line() -> None:
-    assert _top_level_starts(["a", "", "<div>", "", "b", "", "c"]) == [2]
-    assert _top_level_starts(["  ```", "x", "", "d"]) == []
-    assert _top_level_starts(["# a", "# b", "```", "# c", "```", "d"]) == [1, 2, 5]
+    assert _top_level_starts(["a", "", "<div>", "", "b", "", "c"]).starts == [2]
+    assert _top_level_starts(["  ```", "x", "", "d"]).starts == []
+    assert _top_level_starts(["# a", "# b", "```", "# c", "```", "d"]) == ([1, 2, 5], {2})
+    assert _top_level_starts(["1. a", "2. b", "", "```", "\r"]) == ([1, 3], set())  # not followed to its end

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -253,6 +253,9 @@ def _text_to_parse(lines: list[str]) -> str:
 
 def _indent(line: str) -> tuple[int, int]:
     """(column, characters) of a line's leading blanks, tabs to stops of 4 as CommonMark counts."""
+    chars = len(line) - len(line.lstrip(" \t"))
+    if "\t" not in line[:chars]:
+        return chars, chars
     column = 0
     for count, char in enumerate(line):
         if char == " ":
@@ -283,41 +286,71 @@ def _closes(rest: str, marker: str, length: int) -> bool:
 
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _BULLET = re.compile(r"[-*+][ \t]+[^ \t]")
+_ORDERED = re.compile(r"(\d{1,9})[.)][ \t]+[^ \t]")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 
 
-def _starts_block(line: str, blank_before: bool) -> bool:
+def _list_item(line: str) -> re.Match[str] | None:
+    """An unindented list item that is not empty (a thematic break such as `- - -` is none)."""
+    if _RULE.match(line):
+        return None
+    return _BULLET.match(line) or _ORDERED.match(line)
+
+
+def _content_column(line: str) -> int | None:
+    """Where an unindented list item's content starts, or None (not an item, or tabs after its
+    marker, whose column this does not work out)."""
+    item = _list_item(line)
+    if item is None or "\t" in line[: item.end()]:
+        return None
+    return item.end() - 1
+
+
+def _starts_block(line: str, blank_before: bool, in_item: bool) -> bool:
     """Whether `line`, unindented and outside any fence or HTML block, starts a top-level block
     that everything before it has closed: after a blank line any line does (a list item or a
     block quote needs its indentation or its `>`, a paragraph ends at the blank); without one,
     a line that interrupts a paragraph and ends any list item by being unindented: an ATX
-    heading, a fence, or a bullet item that is not empty (a thematic break is no item)."""
+    heading, a fence, a bullet item that is not empty, an ordered one that starts at 1. Inside
+    a list item (`in_item`), any unindented item ends the item's paragraph and starts the next."""
     if blank_before:
         return True
     if _HEADING.match(line) or _fence_opening(line) is not None:
         return True
-    return _BULLET.match(line) is not None and _RULE.match(line) is None
+    item = _list_item(line)
+    if item is None:
+        return False
+    return in_item or item.lastindex is None or int(item.group(1)) == 1
 
 
-def _top_level_starts(lines: list[str]) -> list[int]:
+class _Cuts(NamedTuple):
+    starts: list[int]  # lines where a piece starts (0 is implied)
+    code: set[int]  # the starts of pieces that are one top-level fenced code block (and blanks)
+
+
+def _top_level_starts(lines: list[str]) -> _Cuts:
     """Lines where the body can be cut in two, each part parsed alone giving the same blocks.
 
     Such a line starts in column 0 and starts a top-level block (`_starts_block`), unless a
     block that spans blank lines is open at the top level: a fenced code block, or an HTML
     block. Fences are followed here exactly as far as the cut points need: one opened in column
-    0 is a top-level fence and ends at its closing fence (the line after it starts a new block);
-    one indented 1-3 columns is either top-level or inside a list item, and both readings agree
-    on where it ends as long as no later line is less indented than it (else nothing further is
-    cut). Any line that may start an HTML block, a carriage return or a NUL (which markdown-it
-    rewrites) also stops the cutting."""
-    starts: list[int] = []
+    0 is a top-level fence and ends at its closing fence (the line after it starts a new block,
+    and the piece it makes is code); one indented 1-3 columns is either top-level or inside a
+    list item, and both readings agree on where it ends as long as no later line is less
+    indented than it (else nothing further is cut). Any line that may start an HTML block, a
+    carriage return or a NUL (which markdown-it rewrites) also stops the cutting."""
+    cuts = _Cuts([], set())
     fence: tuple[str, int] | None = None  # the open fence's marker and length
     fence_indent = 0
     blank = False
     closed_top_level = False  # the line before closed a fence opened in column 0
+    code_start: int | None = None  # where the piece of the open top-level fence starts
+    # The content column of the list item the last cut started, while every line since is
+    # indented that far (so belongs to it): None when the cut started anything else.
+    item_indent: int | None = None
     for number, line in enumerate(lines):
         if "\r" in line or "\0" in line:
-            return starts
+            return cuts
         column, chars = _indent(line)
         rest = line[chars:]
         if not rest:
@@ -325,22 +358,35 @@ def _top_level_starts(lines: list[str]) -> list[int]:
             continue
         if fence is not None:
             if column < fence_indent:  # an indented fence's two readings may part here
-                return starts
+                return cuts
             if column <= 3 and _closes(rest, *fence):
                 fence = None
                 closed_top_level = fence_indent == 0
             blank = False
             continue
-        if number and (closed_top_level or (column == 0 and _starts_block(line, blank))):
-            starts.append(number)
-        if column <= 3 and rest[0] == "<":
-            return starts
+        in_item = item_indent is not None
+        cut = closed_top_level or (column == 0 and (number == 0 or _starts_block(line, blank, in_item)))
+        if closed_top_level and code_start is not None:
+            cuts.code.add(code_start)
+        code_start = None
+        if cut:
+            if number:
+                cuts.starts.append(number)
+            item_indent = _content_column(line) if column == 0 else None
+        elif item_indent is not None and column < item_indent:
+            item_indent = None
         closed_top_level = False
+        if column <= 3 and rest[0] == "<":
+            return cuts
         if column <= 3:
             fence = _fence_opening(rest)
             fence_indent = column
+            if cut and column == 0 and fence is not None:
+                code_start = number
         blank = False
-    return starts
+    if code_start is not None:  # a fence not closed runs to the end: code all the same
+        cuts.code.add(code_start)
+    return cuts
 
 
 def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
@@ -350,9 +396,12 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
     if "]:" in text:
         return [(0, text)]
     count = text.count("\n") + 1
-    bounds = [0, *(start for start in _top_level_starts(lines[:count]) if start < count), count]
+    cuts = _top_level_starts(lines[:count])
+    bounds = [0, *cuts.starts, count]
     pieces: list[tuple[int, str]] = []
     for first, end in pairwise(bounds):
+        if first in cuts.code:  # a fenced code block: examples, not references
+            continue
         piece = "\n".join(lines[first:end])
         if _may_refer(piece):
             pieces.append((first, piece))
