@@ -33,6 +33,10 @@ python -m skills_lsp"`` times another checkout, e.g. the previous commit):
 * ``select S cold`` / ``select S warm``: ``select QUERY --root ROOT --scorer S --format json`` for
   every scorer S, with an empty cache, then again (``warm``: the persistent index, if any, is filled)
 
+``--check-only`` times agnix and ``check cold --jobs N`` for each N of ``--jobs`` (default 1,2)
+only, and with ``--baseline-cmd CMD`` the same cold checks of CMD (e.g. ``env PYTHONPATH=OLD
+python -m skills_lsp``), interleaved in each repeat: before and after in one run.
+
 Exit status: 0 whatever the timings; 1 if a command fails; 2 on bad arguments.
 """
 
@@ -168,6 +172,17 @@ def plan(args: argparse.Namespace) -> list[tuple[str, list[str], bool]]:
     if args.agnix:
         steps.append(("agnix", [args.agnix, root, "--format", "json", "--max-files", "0"], False))
     check = [*cli, "check", root, "--format", "json", "--exit-zero"]
+    if args.check_only:
+        commands = [("", cli)]
+        if args.baseline_cmd:
+            commands.insert(0, (", baseline", shlex.split(args.baseline_cmd)))
+        for suffix, command in commands:
+            cold = [*command, "check", root, "--format", "json", "--exit-zero", "--no-cache"]
+            steps += [
+                (f"check cold{suffix} --jobs {jobs}", [*cold, "--jobs", str(jobs)], False)
+                for jobs in args.jobs
+            ]
+        return steps
     if not args.no_cold_check:
         steps.append(("check cold", [*check, "--no-cache"], False))
     steps += [
@@ -246,6 +261,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--python-cmd", default=f"{shlex.quote(sys.executable)} -m skills_lsp")
     parser.add_argument("--cache-home", help="XDG_CACHE_HOME for the skills-lsp runs (default: a fresh one)")
     parser.add_argument("--format", choices=["text", "json"], default="text")
+    parser.add_argument(
+        "--check-only", action="store_true", help="only agnix and cold checks, once per --jobs value"
+    )
+    parser.add_argument(
+        "--jobs",
+        default=[1, 2],
+        type=lambda t: [int(n) for n in t.split(",") if n],
+        help="with --check-only: the --jobs values to time (default: 1,2)",
+    )
+    parser.add_argument(
+        "--baseline-cmd",
+        help="with --check-only: also time this command's cold checks (e.g. the previous commit)",
+    )
     args = parser.parse_args(argv)
     if args.extract:
         written, missing = extract(Path(args.extract[0]), Path(args.extract[1]), args.prefix)

@@ -3,11 +3,15 @@ dropped or left out, and the workspace rule (SK703) that reports it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from helpers import write
 
+import skills_lsp
 from skills_lsp.core.engine.catalog import render_listing, runtime_listing
 from skills_lsp.core.index.skill_index import load_workspace_index
 from skills_lsp.core.model import Finding
@@ -228,3 +232,29 @@ def test_when_to_use_can_push_a_claude_code_listing_over_budget(tmp_path: Path) 
     assert found and all(f.message.startswith("Claude Code's skill listing") for f in found)
     index = load_workspace_index(tmp_path)
     assert runtime_listing(index, RUNTIMES["claude-code"]).cut
+
+
+def test_sk703_findings_keep_one_order_whatever_the_string_hash_seed(tmp_path: Path) -> None:
+    """A skill cut from two runtimes' listings gets two findings on one range; their order once
+    followed a set of profile names, so it changed between runs (PYTHONHASHSEED)."""
+    _workspace(tmp_path, 40, 300)
+    write(
+        tmp_path / ".codex" / "skills" / "extra" / "SKILL.md",
+        f"---\nname: extra\ndescription: {'Handles that task. ' * 15}\n---\n# extra\n",
+    )
+    command = [sys.executable, "-m", "skills_lsp", "check", str(tmp_path), "--format", "json"]
+    package_root = str(Path(skills_lsp.__file__).parents[1])  # the code under test, not an installed one
+    outputs = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": package_root}
+        done = subprocess.run(
+            [*command, "--no-cache", "--exit-zero"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert '"SK703"' in done.stdout
+        outputs.add(done.stdout)
+    assert len(outputs) == 1

@@ -12,6 +12,10 @@ link syntax, and reference-style links all come out right. markdown-it gives blo
 ranges but inline tokens no columns, so the parser's own link-destination helper is wrapped to
 record where each destination it accepted starts and ends; those offsets into a block's text are
 mapped back to the source line and column.
+
+Parsing is the cost (markdown-it-py is pure Python), so a body is cut at lines where every
+block before has ended (`_top_level_starts`), and only the pieces that may hold a reference are
+parsed, each alone: the same blocks, found for a fraction of the text.
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ import threading
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -246,51 +251,183 @@ def _text_to_parse(lines: list[str]) -> str:
     return text if blank is None else text[: blank.start()]
 
 
+def _indent(line: str) -> tuple[int, int]:
+    """(column, characters) of a line's leading blanks, tabs to stops of 4 as CommonMark counts."""
+    chars = len(line) - len(line.lstrip(" \t"))
+    if "\t" not in line[:chars]:
+        return chars, chars
+    column = 0
+    for count, char in enumerate(line):
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column += 4 - column % 4
+        else:
+            return column, count
+    return column, len(line)
+
+
+def _fence_opening(rest: str) -> tuple[str, int] | None:
+    """(marker, length) if `rest` (a line after its indentation) opens a fence."""
+    marker = rest[:1]
+    if marker not in ("`", "~"):
+        return None
+    length = len(rest) - len(rest.lstrip(marker))
+    if length < 3 or (marker == "`" and "`" in rest[length:]):
+        return None
+    return marker, length
+
+
+def _closes(rest: str, marker: str, length: int) -> bool:
+    """Whether `rest` (a line after its indentation, indented 0-3) closes a `marker` fence."""
+    run = len(rest) - len(rest.lstrip(marker))
+    return rest[:1] == marker and run >= length and not rest[run:].strip(" \t")
+
+
+_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+_BULLET = re.compile(r"[-*+][ \t]+[^ \t]")
+_ORDERED = re.compile(r"(\d{1,9})[.)][ \t]+[^ \t]")
+_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+
+
+def _list_item(line: str) -> re.Match[str] | None:
+    """An unindented list item that is not empty (a thematic break such as `- - -` is none)."""
+    if _RULE.match(line):
+        return None
+    return _BULLET.match(line) or _ORDERED.match(line)
+
+
+def _content_column(line: str) -> int | None:
+    """Where an unindented list item's content starts, or None (not an item, or tabs after its
+    marker, whose column this does not work out)."""
+    item = _list_item(line)
+    if item is None or "\t" in line[: item.end()]:
+        return None
+    return item.end() - 1
+
+
+def _starts_block(line: str, blank_before: bool, in_item: bool) -> bool:
+    """Whether `line`, unindented and outside any fence or HTML block, starts a top-level block
+    that everything before it has closed: after a blank line any line does (a list item or a
+    block quote needs its indentation or its `>`, a paragraph ends at the blank); without one,
+    a line that interrupts a paragraph and ends any list item by being unindented: an ATX
+    heading, a fence, a bullet item that is not empty, an ordered one that starts at 1. Inside
+    a list item (`in_item`), any unindented item ends the item's paragraph and starts the next."""
+    if blank_before:
+        return True
+    if _HEADING.match(line) or _fence_opening(line) is not None:
+        return True
+    item = _list_item(line)
+    if item is None:
+        return False
+    return in_item or item.lastindex is None or int(item.group(1)) == 1
+
+
+class _Cuts(NamedTuple):
+    starts: list[int]  # lines where a piece starts (0 is implied)
+    code: set[int]  # the starts of pieces that are one top-level fenced code block (and blanks)
+
+
+def _top_level_starts(lines: list[str]) -> _Cuts:
+    """Lines where the body can be cut in two, each part parsed alone giving the same blocks.
+
+    Such a line starts in column 0 and starts a top-level block (`_starts_block`), unless a
+    block that spans blank lines is open at the top level: a fenced code block, or an HTML
+    block. Fences are followed here exactly as far as the cut points need: one opened in column
+    0 is a top-level fence and ends at its closing fence (the line after it starts a new block,
+    and the piece it makes is code); one indented 1-3 columns is either top-level or inside a
+    list item, and both readings agree on where it ends as long as no later line is less
+    indented than it (else nothing further is cut). Any line that may start an HTML block, a
+    carriage return or a NUL (which markdown-it rewrites) also stops the cutting."""
+    cuts = _Cuts([], set())
+    fence: tuple[str, int] | None = None  # the open fence's marker and length
+    fence_indent = 0
+    blank = False
+    closed_top_level = False  # the line before closed a fence opened in column 0
+    code_start: int | None = None  # where the piece of the open top-level fence starts
+    # The content column of the list item the last cut started, while every line since is
+    # indented that far (so belongs to it): None when the cut started anything else.
+    item_indent: int | None = None
+    for number, line in enumerate(lines):
+        if "\r" in line or "\0" in line:
+            return cuts
+        column, chars = _indent(line)
+        rest = line[chars:]
+        if not rest:
+            blank = True
+            continue
+        if fence is not None:
+            if column < fence_indent:  # an indented fence's two readings may part here
+                return cuts
+            if column <= 3 and _closes(rest, *fence):
+                fence = None
+                closed_top_level = fence_indent == 0
+            blank = False
+            continue
+        in_item = item_indent is not None
+        cut = closed_top_level or (column == 0 and (number == 0 or _starts_block(line, blank, in_item)))
+        if closed_top_level and code_start is not None:
+            cuts.code.add(code_start)
+        code_start = None
+        if cut:
+            if number:
+                cuts.starts.append(number)
+            item_indent = _content_column(line) if column == 0 else None
+        elif item_indent is not None and column < item_indent:
+            item_indent = None
+        closed_top_level = False
+        if column <= 3 and rest[0] == "<":
+            return cuts
+        if column <= 3:
+            fence = _fence_opening(rest)
+            fence_indent = column
+            if cut and column == 0 and fence is not None:
+                code_start = number
+        blank = False
+    if code_start is not None:  # a fence not closed runs to the end: code all the same
+        cuts.code.add(code_start)
+    return cuts
+
+
+def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
+    """(first line, text) of the parts of `text` that may hold a reference, each parseable alone.
+
+    With a `]:` anywhere the whole text is one part: a definition may serve a link anywhere."""
+    if "]:" in text:
+        return [(0, text)]
+    count = text.count("\n") + 1
+    cuts = _top_level_starts(lines[:count])
+    bounds = [0, *cuts.starts, count]
+    pieces: list[tuple[int, str]] = []
+    for first, end in pairwise(bounds):
+        if first in cuts.code:  # a fenced code block: examples, not references
+            continue
+        piece = "\n".join(lines[first:end])
+        if _may_refer(piece):
+            pieces.append((first, piece))
+    return pieces
+
+
 def find_references(doc: Document) -> list[Reference]:
+    """The references of `doc`'s body, parsing only the parts of it that may hold one."""
+    return _find_references(doc, split=True)
+
+
+def _find_references(doc: Document, split: bool) -> list[Reference]:
     start_line = doc.body_start_line
     lines = doc.lines[start_line:]
     text = _text_to_parse(lines)
     if not text:  # most bodies: no parse at all
         return []
+    pieces = _pieces(lines, text) if split else [(0, text)]
     recording = _RECORDING
     recording.destinations, recording.link_spans, recording.definitions = [], [], []
     recording.used = set()
     env: dict[str, Any] = {}
     refs: list[Reference] = []
     try:
-        tokens = _MD.parse(text, env)
-        definitions = bool(env.get("references"))
-        for token in tokens:
-            if token.map is None:
-                continue
-            if token.type == "inline":
-                # A link needs a bracket; without definitions, also a `](` or a bare path.
-                bracket = "[" in token.content
-                if not (bracket and definitions) and not _may_refer(token.content):
-                    continue
-                recording.destinations, recording.link_spans = [], []
-                if bracket:
-                    _MD.inline.parse(token.content, _MD, env, [])
-                block = _BlockText(token.content, token.map[0], lines)
-                for source, dest_start, dest_end in recording.destinations:
-                    found = _link(source, dest_start, dest_end, block, start_line)
-                    if found is not None:
-                        refs.append(found)
-                covered = _merged(recording.link_spans)
-            elif token.type == "html_block" and _may_refer(token.content):  # raw HTML: its paths count
-                block = _BlockText(token.content.rstrip("\n"), token.map[0], lines)
-                covered = ([], [])
-            else:  # fences and indented code are examples, not references
-                continue
-            for offset, target in _bare_paths(token.content):
-                if _inside(covered, offset):
-                    continue
-                line, col = block.position(offset)
-                refs.append(
-                    Reference(
-                        target, Range.of(start_line + line, col, start_line + line, col + len(target)), "path"
-                    )
-                )
+        for first, piece in pieces:
+            _piece_references(piece, first, lines, start_line, env, refs)
         # A definition is a reference where a link uses it: an unused one is not rendered
         # (`1. [Step 1]: [Description]` in a template is one).
         for first, definition, dest_start, dest_end in recording.definitions:
@@ -306,6 +443,51 @@ def find_references(doc: Document) -> list[Reference]:
         recording.used = set()
     refs.sort(key=lambda r: r.range.start)
     return refs
+
+
+def _piece_references(
+    text: str, first: int, lines: list[str], start_line: int, env: dict[str, Any], refs: list[Reference]
+) -> None:
+    """Adds to `refs` the links and bare paths of `text`, which starts at body line `first`."""
+    recording = _RECORDING
+    mark = len(recording.definitions)
+    tokens = _MD.parse(text, env)
+    recording.definitions[mark:] = [
+        (first + line, source, start, end) for line, source, start, end in recording.definitions[mark:]
+    ]
+    definitions = bool(env.get("references"))
+    for token in tokens:
+        if token.map is None:
+            continue
+        line0 = first + token.map[0]
+        if token.type == "inline":
+            # A link needs a bracket; without definitions, also a `](` or a bare path.
+            bracket = "[" in token.content
+            if not (bracket and definitions) and not _may_refer(token.content):
+                continue
+            recording.destinations, recording.link_spans = [], []
+            if bracket:
+                _MD.inline.parse(token.content, _MD, env, [])
+            block = _BlockText(token.content, line0, lines)
+            for source, dest_start, dest_end in recording.destinations:
+                found = _link(source, dest_start, dest_end, block, start_line)
+                if found is not None:
+                    refs.append(found)
+            covered = _merged(recording.link_spans)
+        elif token.type == "html_block" and _may_refer(token.content):  # raw HTML: its paths count
+            block = _BlockText(token.content.rstrip("\n"), line0, lines)
+            covered = ([], [])
+        else:  # fences and indented code are examples, not references
+            continue
+        for offset, target in _bare_paths(token.content):
+            if _inside(covered, offset):
+                continue
+            line, col = block.position(offset)
+            refs.append(
+                Reference(
+                    target, Range.of(start_line + line, col, start_line + line, col + len(target)), "path"
+                )
+            )
 
 
 def _bare_paths(text: str) -> list[tuple[int, str]]:

@@ -119,7 +119,10 @@ def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]
     ]
     checked = {profile: runtimes_for(profile) for profile in {s.profile or "" for s in listed}}
     runtimes = {r.name: r for found in checked.values() for r in found}
-    for runtime in runtimes.values():
+    # By name: the profiles come from a set, whose order changes with the string hash seed, and
+    # one skill's findings for two runtimes share a range, so their order is this loop's.
+    for name in sorted(runtimes):
+        runtime = runtimes[name]
         listing = fit_listing(runtime, entries, environ=dict(run.budget_variables))
         # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
         # the spec's 1,024 characters, which SK303 reports already.
