@@ -68,6 +68,21 @@ class SkillsLanguageServer(LanguageServer):
         self._tasks: set[asyncio.Task[object]] = set()  # deferred actions still running
         self._snapshots: dict[str, Snapshot] = {}
 
+    def loading(self, path: Path) -> bool:
+        """Whether `path` is in a folder a worker thread is loading and the server does not know
+        yet: its document is served once the load ends (sync.index_folders)."""
+        return self.state.folder_for(path) is None and any(
+            path.is_relative_to(r) for r in self.state.indexing
+        )
+
+    async def ready_snapshot(self, uri: str) -> Snapshot | None:
+        """snapshot(uri), once the folder it belongs to has loaded: a request about a document
+        opened while its folder loads waits for it instead of answering as if it were unknown."""
+        path = self.path_of(uri)
+        while path is not None and self.loading(path):
+            await asyncio.sleep(0.02)
+        return self.snapshot(uri)
+
     def snapshot(self, uri: str) -> Snapshot | None:
         """The document at `uri` as it is now, in a folder the server knows (None otherwise)."""
         path = self.path_of(uri)

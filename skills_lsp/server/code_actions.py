@@ -43,11 +43,11 @@ def register(server: SkillsLanguageServer) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
     )
-    def code_actions(
+    async def code_actions(
         ls: SkillsLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
-        snapshot = ls.snapshot(uri)
+        snapshot = await ls.ready_snapshot(uri)
         if snapshot is None:
             return None
         only = [str(k) for k in params.context.only] if params.context.only is not None else None

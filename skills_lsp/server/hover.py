@@ -19,7 +19,7 @@ def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: SkillsLanguageServer, params: types.HoverParams) -> types.Hover | None:
         # Async: hovers that show test-query results score them in steps a cancel can interrupt.
-        snapshot = ls.snapshot(params.text_document.uri)
+        snapshot = await ls.ready_snapshot(params.text_document.uri)
         if snapshot is None:
             return None
         folder, lines, role = snapshot.folder, snapshot.lines, snapshot.role

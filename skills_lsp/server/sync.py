@@ -91,6 +91,7 @@ async def _index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
             await asyncio.to_thread(ls.state.load_folder, root, progress)
         finally:
             ls.state.indexing.discard(root)
+        serve_waiting(ls, root)  # no await between: nothing can see the folder without them
         report(round(100 * (number + 1) / len(roots)), root.name)
     if token is not None:
         count = sum(len(f.index) for f in ls.state.folders.values())
@@ -128,11 +129,13 @@ async def watch_files(ls: SkillsLanguageServer) -> None:
         log.info("the client did not register file watching (%s); relying on open and save", exc)
 
 
-def being_indexed(ls: SkillsLanguageServer, path: Path) -> bool:
-    """Whether `path` is in a folder a worker thread is loading and the server does not know yet:
-    its document is served once the load ends (loading it here too would stall the event loop
-    for as long, and load the folder twice)."""
-    return ls.state.folder_for(path) is None and any(path.is_relative_to(root) for root in ls.state.indexing)
+def serve_waiting(ls: SkillsLanguageServer, root: Path) -> None:
+    """Documents opened in `root` while it loaded: served now, before any request waiting on
+    them (base.ready_snapshot) can run."""
+    for uri in ls.open_uris():
+        path = ls.path_of(uri)
+        if path is not None and path.is_relative_to(root) and ls.snapshot(uri) is None:
+            changed(ls, uri, ls.workspace.get_text_document(uri).source)
 
 
 def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
@@ -161,7 +164,7 @@ def reapply_buffers(ls: SkillsLanguageServer) -> None:
 
 def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
     path = ls.path_of(uri)
-    if path is None or being_indexed(ls, path):  # served when its folder's load ends
+    if path is None or ls.loading(path):  # served when its folder's load ends (serve_waiting)
         return
     ensure_folder(ls, path)
     role = ls.state.update(path, text)
