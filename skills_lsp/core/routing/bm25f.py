@@ -28,6 +28,7 @@ import math
 import re
 from array import array
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -305,6 +306,17 @@ def matched_terms(query: str, doc: SkillDocument) -> dict[str, list[str]]:
     return found
 
 
+def _idf(document_frequency: int, live: int) -> float:
+    """BM25's idf of a word held by `document_frequency` of `live` skills."""
+    n = max(live, 1)
+    return math.log(1.0 + (n - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
+def _averages(totals: Sequence[float], live: int) -> list[float]:
+    """Each field's average length over `live` skills (never 0, which would divide by it)."""
+    return [max(t / max(live, 1), 1e-9) for t in totals]
+
+
 class Bm25fSearch(SlottedSearch):
     """BM25F over an index, following its upserts and removes."""
 
@@ -526,8 +538,7 @@ class Bm25fSearch(SlottedSearch):
                     self._frequencies[word] -= 1
 
     def _idf(self, document_frequency: int) -> float:
-        n = max(self._live, 1)
-        return math.log(1.0 + (n - document_frequency + 0.5) / (document_frequency + 0.5))
+        return _idf(document_frequency, self._live)
 
     def _term_scores(self, word: str) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, Any]]:
         """(live slots holding `word`, idf x saturated field-weighted frequency for each).
@@ -548,17 +559,11 @@ class Bm25fSearch(SlottedSearch):
         if not len(all_slots):
             empty = (np.zeros(0, np.int32), np.zeros(0))
             return empty
-        p = self.p
         if self._norms is None or len(self._norms[0]) < len(self._slots):
             # Per-slot length normalisation; slots added since keep the same averages, so only
             # theirs are computed (elementwise: the same values as computing all of them).
-            bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
-            averages = self._averages()
             done = 0 if self._norms is None else len(self._norms[0])
-            fresh = [
-                1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[done:] / averages[f]
-                for f in range(len(FIELDS))
-            ]
+            fresh = self._length_norms(slice(done, None))
             self._norms = (
                 fresh
                 if self._norms is None
@@ -594,7 +599,18 @@ class Bm25fSearch(SlottedSearch):
         return contribution
 
     def _averages(self) -> list[float]:
-        return [max(t / max(self._live, 1), 1e-9) for t in self._totals]
+        return _averages(self._totals, self._live)
+
+    def _length_norms(self, which: slice | np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
+        """Each field's length normalisation 1 - b + b x length / average length for the slots
+        `which` picks (elementwise: any subset gets the same values)."""
+        p = self.p
+        bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
+        averages = self._averages()
+        return [
+            1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[which] / averages[f]
+            for f in range(len(FIELDS))
+        ]
 
     def _frequency(self, word: str) -> int:
         """How many live skills hold `word` (cached until a skill holding it comes or goes)."""
@@ -626,7 +642,7 @@ class Bm25fSearch(SlottedSearch):
         if then.parameters != self.p or not then.live or not self._live:
             return math.inf
         now = self._averages()
-        before = [max(t / then.live, 1e-9) for t in then.totals]
+        before = _averages(then.totals, then.live)
         ratios = [after / earlier for after, earlier in zip(now, before, strict=True)]
         stretch = max(max(ratios) - 1.0, 1.0 - min(ratios))
         words = Counter(terms(query))
@@ -639,7 +655,7 @@ class Bm25fSearch(SlottedSearch):
             idf_now = self._idf(self._frequency(word))
             moved += repeat * (idf_now * stretch + abs(idf_now - idf_then))
             ceiling += repeat * idf_then
-        single_then = math.log(1.0 + (then.live - 0.5) / 1.5)  # _idf(1) with the live count then
+        single_then = _idf(1, then.live)
         single_now = self._idf(1)
         return moved / single_now + ceiling * abs(1.0 / single_now - 1.0 / single_then) + _ROUNDING
 
@@ -669,14 +685,7 @@ class Bm25fSearch(SlottedSearch):
         if not where:
             return np.round(total, 6)
         positions = np.concatenate(where)
-        p = self.p
-        bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
-        averages = self._averages()
-        hit_slots = slots[positions]
-        norms = [
-            1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[hit_slots] / averages[f]
-            for f in range(len(FIELDS))
-        ]
+        norms = self._length_norms(slots[positions])
         idfs = np.repeat([idf for _, idf, _ in factors], [n for n, _, _ in factors])
         repeats = np.repeat([r for _, _, r in factors], [n for n, _, _ in factors])
         contribution = self._contribution(np.concatenate(counts, axis=1), norms, idfs)

@@ -99,6 +99,11 @@ class HybridSearch:
         aligned = np.where(order >= 0, words[np.maximum(order, 0)], 0.0)
         return aligned
 
+    def _mean(self, words: np.ndarray[Any, Any], meaning: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The fusion itself, before the quick-question penalty."""
+        mean: np.ndarray[Any, Any] = self.weight * words + (1.0 - self.weight) * meaning
+        return mean
+
     def task_probability(self, query: str) -> float:
         """How likely `query` asks for a task rather than a quick answer (intent.py); 1.0 when the
         model has no probe."""
@@ -112,7 +117,7 @@ class HybridSearch:
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Scores in the semantic search's slot order."""
         meaning = self.semantic.scores(query)
-        mean = self.weight * self._words(query) + (1.0 - self.weight) * meaning
+        mean = self._mean(self._words(query), meaning)
         shifted = np.maximum(mean - np.float64(self.penalty(query)), np.float64(0.0))
         fused: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
         return fused
@@ -141,13 +146,11 @@ class HybridSearch:
             return []
         vector = self.semantic.query_vector(query)
         order = self._aligned()
-        meaning = 1.0 - self.weight
         penalty = self.penalty(query)
 
         def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
-            exact = self.weight * self.lexical.scores_of(query, order[slots]) + meaning * self.semantic.exact(
-                vector, slots
-            )
+            words = self.lexical.scores_of(query, order[slots])
+            exact = self._mean(words, self.semantic.exact(vector, slots))
             shifted = np.maximum(exact - np.float64(penalty), np.float64(0.0))
             rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
             return rounded
@@ -162,7 +165,7 @@ class HybridSearch:
         added = added[alive[added]]
         if len(added):
             approximate[added] = fused(added)
-        error = self.weight * drift + meaning * APPROXIMATION + _STORAGE
+        error = self.weight * drift + (1.0 - self.weight) * APPROXIMATION + _STORAGE
         return select_exact(documents, alive, approximate, error, fused, policy)
 
     def _kept_for(
@@ -185,7 +188,7 @@ class HybridSearch:
             statistics = self.lexical.statistics(query)
             # Not the semantic search's per-request cache: these scores take its place.
             similarity = np.clip(self.semantic.approximate(vector).astype(np.float64), 0.0, 1.0)
-            scores = (self.weight * self._words(query) + (1.0 - self.weight) * similarity).astype(np.float32)
+            scores = self._mean(self._words(query), similarity).astype(np.float32)
             kept, drift = _Kept(scores, statistics, generations), 0.0
         with self._kept_lock:
             self._kept[query] = kept
@@ -200,8 +203,8 @@ class HybridSearch:
             "shared_words": matched_terms(query, document),
             "bm25f": words,
             "semantic": meaning,
-            "task_probability": round(self.task_probability(query), 3),
-            "quick_answer_penalty": round(self.penalty(query), DECIMALS),
+            "task_probability": round(chance := self.task_probability(query), 3),
+            "quick_answer_penalty": round(quick_answer_penalty(chance), DECIMALS),
         }
 
     def explain(self, query: str, document: SkillDocument) -> str:
@@ -210,10 +213,10 @@ class HybridSearch:
         fused = (
             f"bm25f {words:.3f} ({shared_words(query, document)}) x{w:g} + semantic {meaning:.3f} x{1 - w:g}"
         )
-        penalty = self.penalty(query)
+        chance = self.task_probability(query)
+        penalty = quick_answer_penalty(chance)
         if not penalty:
             return fused
-        chance = self.task_probability(query)
         return f"{fused} - {penalty:.3f} (reads like a quick question, not a task: {chance:.0%} task-like)"
 
 
