@@ -258,7 +258,7 @@ def register(server: SkillsLanguageServer) -> None:
                 ls.state.drop_folder(path)
         added = [p for p in (ls.path_of(f.uri) for f in params.event.added) if p is not None and p.is_dir()]
         await index_folders(ls, added)
-        reapply_buffers(ls)  # documents opened while their folder loaded were left for now
+        reapply_buffers(ls)  # open buffers win over what the new folders read from disk
         diagnostics.refresh_all(ls)
         codelens.refresh(ls)
 
