@@ -93,7 +93,7 @@ def main() -> int:
     print(f"false accepts held at {FALSE_ACCEPTS:.0%} in every pool", end="; ")
     print(f"shipped: slope {PENALTY_SLOPE}, floor {TASK_FLOOR}\n")
     rows = []
-    for slope in np.arange(0.0, 1.01, 0.05):
+    for slope in np.arange(0.0, 1.51, 0.05):
         for floor in np.arange(0.2, 0.9, 0.02):
             threshold, result = outcome(pools, none, probability, slope, floor)
             if 0.25 <= threshold <= 0.35 or slope == 0.0:

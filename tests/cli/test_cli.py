@@ -391,13 +391,13 @@ def test_test_command_reports_a_table_and_fails_on_a_failing_case() -> None:
     code, out, _ = run("test", "--root", str(EXAMPLES), "--scorer", "lexical")
     assert code == 1
     assert "PASS  6     pdf-form-filling" in out
-    assert "FAIL  31    none" in out and "skill-queries.yaml:31: expected no skill" in out
+    assert "FAIL  37    none" in out and "skill-queries.yaml:37: expected no skill" in out
     assert out.endswith("\n11 passed, 1 failed\n")
     code, out, _ = run("test", "--root", str(EXAMPLES), "--format", "json", "--scorer", "lexical")
     data = json.loads(out)
     assert (data["passed"], data["failed"], data["problems"]) == (11, 1, [])
     failing = next(r for r in data["results"] if not r["passed"])
-    assert failing["id"] == "stop-words-lexical" and failing["range"]["start"]["line"] == 30
+    assert failing["id"] == "stop-words-lexical" and failing["range"]["start"]["line"] == 36
 
 
 def test_test_command_errors(tmp_path: Path) -> None:

@@ -246,7 +246,9 @@ def test_evaluate_at_another_threshold() -> None:
     index = load_workspace_index(EXAMPLES)
     r = evaluate(index, CASES, "hybrid", threshold=0.0)
     assert r.threshold == 0.0
-    assert (r.routed, r.rejected, r.false_accepts) == (3, 0, 1)  # everything scores above 0
+    # Everything scores above 0 but the restaurant request: its quick-question penalty (intent.py)
+    # takes every skill's score to 0, which no threshold selects.
+    assert (r.routed, r.rejected, r.false_accepts) == (3, 0, 0)
     assert evaluate(index, CASES, "hybrid", threshold=0.9).routed == 0
 
 

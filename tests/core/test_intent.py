@@ -112,3 +112,18 @@ def test_the_penalty_never_changes_the_ranking() -> None:
             assert match.score == pytest.approx(expected[match.skill.name], abs=2e-6)
         by_fused = sorted(expected, key=lambda n: -expected[n])
         assert [m.skill.name for m in ranked] == [n for n in by_fused if expected[n] > 0]
+
+
+def test_a_keyword_search_takes_no_penalty() -> None:
+    """One or two words are a keyword search: the probe reads most single words as quick
+    questions, yet `select invoice` should find the invoice skill."""
+    index = SkillIndex([INVOICES, WORKOUTS])
+    search = hybrid_for(index)
+    chance, penalty = search.intent("invoices")
+    assert chance < TASK_FLOOR and penalty == 0.0
+    assert [m.skill.name for m in select_skills(index, "invoices", SelectionPolicy(scorer="hybrid"))] == [
+        "invoice-generator"
+    ]
+    assert "quick question" not in search.explain("invoices", INVOICES)
+    # A third word makes it a sentence the probe can read.
+    assert search.intent("what's net 30")[1] > 0

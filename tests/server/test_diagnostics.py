@@ -241,15 +241,15 @@ async def test_closing_an_unsaved_skill_updates_the_other_files_diagnostics(
 ) -> None:
     name = unique("zz-translate")
     async with opened(client, workspace / "skill-queries.yaml", language_id="yaml") as queries:
-        assert [d.range.start.line for d in await queries.diagnostics()] == [30]
+        assert [d.range.start.line for d in await queries.diagnostics()] == [36]
         async with opened(client, workspace / "skills" / name / "SKILL.md", TRANSLATOR.format(name=name)):
-            found = await queries.diagnostics(until=lambda ds: 32 in [d.range.start.line for d in ds])
+            found = await queries.diagnostics(until=lambda ds: 38 in [d.range.start.line for d in ds])
             assert f"expected no skill, but `{name}` is selected." in [
                 d.message.removeprefix("Routing test fails: ") for d in found
             ]
         # The skill was never saved: closed, it is gone, and so are the failures it caused.
         found = await queries.diagnostics(until=lambda ds: len(ds) == 1, timeout=2.0)
-        assert [d.range.start.line for d in found] == [30]
+        assert [d.range.start.line for d in found] == [36]
 
 
 async def test_a_phantom_tool_is_sk505_with_did_you_mean(client: LanguageClient, workspace: Path) -> None:
@@ -275,7 +275,7 @@ async def test_a_failing_test_query_is_sk702_on_its_query(client: LanguageClient
     queries = workspace / "skill-queries.yaml"
     async with opened(client, queries, language_id="yaml") as doc:
         found = await doc.diagnostics()
-        assert summary(found) == [("SK702", R(P(30, 11), P(30, 59)), Sev.Warning)]
+        assert summary(found) == [("SK702", R(P(36, 11), P(36, 59)), Sev.Warning)]
         assert found[0].range == doc.range("Book me a table for two at an Italian restaurant")
         assert (
             found[0].message == "Routing test fails: expected no skill, but `broken-references` is selected."
@@ -295,7 +295,7 @@ async def test_a_skill_edit_can_make_a_test_query_fail(client: LanguageClient, w
             await sdoc.diagnostics()
             sdoc.replace("name: weather-lookup", "name: weather-lookup-renamed")
             found = await qdoc.diagnostics(until=lambda ds: len(ds) == 2)
-            renamed = [d for d in found if d.range.start.line == 19]
+            renamed = [d for d in found if d.range.start.line == 25]
             assert len(renamed) == 1 and renamed[0].code == "SK702"
             assert "weather-lookup" in renamed[0].message
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.routing.bm25f import Bm25fSearch, Statistics, bm25f_for, matched_terms, shared_words
-from skills_lsp.core.routing.intent import probe_for, quick_answer_penalty
+from skills_lsp.core.routing.intent import keyword_search, probe_for, quick_answer_penalty
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.semantic import APPROXIMATION, DECIMALS, select_exact, semantic_for
 
@@ -110,9 +110,14 @@ class HybridSearch:
         probe = probe_for(self.semantic.model)
         return 1.0 if probe is None else probe.task_probability(self.semantic.query_vector(query))
 
+    def intent(self, query: str) -> tuple[float, float]:
+        """`query`'s task probability and what every skill's score loses for it (0 for a request
+        that reads like a task, and for a keyword search)."""
+        chance = self.task_probability(query)
+        return chance, 0.0 if keyword_search(query) else quick_answer_penalty(chance)
+
     def penalty(self, query: str) -> float:
-        """What every skill's score loses for `query` (0 for a request that reads like a task)."""
-        return quick_answer_penalty(self.task_probability(query))
+        return self.intent(query)[1]
 
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Scores in the semantic search's slot order."""
@@ -199,12 +204,13 @@ class HybridSearch:
 
     def details(self, query: str, document: SkillDocument, tokenizer: Tokenizer = "ascii") -> dict[str, Any]:
         words, meaning = self.components(query).get(id(document), (0.0, 0.0))
+        chance, penalty = self.intent(query)
         return {
             "shared_words": matched_terms(query, document),
             "bm25f": words,
             "semantic": meaning,
-            "task_probability": round(chance := self.task_probability(query), 3),
-            "quick_answer_penalty": round(quick_answer_penalty(chance), DECIMALS),
+            "task_probability": round(chance, 3),
+            "quick_answer_penalty": round(penalty, DECIMALS),
         }
 
     def explain(self, query: str, document: SkillDocument) -> str:
@@ -213,8 +219,7 @@ class HybridSearch:
         fused = (
             f"bm25f {words:.3f} ({shared_words(query, document)}) x{w:g} + semantic {meaning:.3f} x{1 - w:g}"
         )
-        chance = self.task_probability(query)
-        penalty = quick_answer_penalty(chance)
+        chance, penalty = self.intent(query)
         if not penalty:
             return fused
         return f"{fused} - {penalty:.3f} (reads like a quick question, not a task: {chance:.0%} task-like)"
