@@ -1,12 +1,13 @@
 """Routing quality of each scorer on our labelled set, alone and in a large pool of distractors.
 
-    python benchmarks/bench_routing.py [--split tune,heldout] [--distractors 2000] [--corpus DIR]
+    python benchmarks/bench_routing.py [--split tune,heldout,fresh] [--distractors 2000] [--corpus DIR]
                                        [--scorer lexical,bm25f,semantic,hybrid] [--calibrate 0.10]
                                        [--format text|json]
 
-The labelled set is benchmarks/routing/: skills written for this project, and two files of
+The labelled set is benchmarks/routing/: skills written for this project, and three files of
 requests written the way users ask: `queries.yaml`, the tuning split (every default was fitted on
-it), and `heldout.yaml`, which no tuning reads (routing/WRITING.md). Each pool is the labelled
+it), `heldout.yaml`, which no tuning reads, and `fresh.yaml`, written after the last defaults were
+fixed and run once (routing/WRITING.md). Each pool is the labelled
 skills plus `--distractors` others: synthetic ones from benchmarks/generate_workspace.py
 (deterministic), or with `--corpus DIR` real public SKILL.md files found under DIR (the first N by
 a hash of their path, so the same N every run; skills named like one of ours are left out). Real
@@ -90,14 +91,18 @@ def pool(distractors: int, scratch: Path, corpus: Path | None = None) -> SkillIn
     return index
 
 
-SPLITS = {"tune": "queries.yaml", "heldout": "heldout.yaml"}
+SPLITS = {"tune": "queries.yaml", "heldout": "heldout.yaml", "fresh": "fresh.yaml"}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--split", default="tune,heldout", help="tune (queries.yaml), heldout (heldout.yaml)")
+    parser.add_argument(
+        "--split",
+        default="tune,heldout",
+        help="tune (queries.yaml), heldout (heldout.yaml), fresh (fresh.yaml)",
+    )
     parser.add_argument("--distractors", type=int, default=2000, help="skills added to the pool (0: none)")
     parser.add_argument("--corpus", type=Path, help="a folder of real SKILL.md files (distractors)")
     parser.add_argument("--scorer", default="lexical,bm25f,semantic,hybrid")
