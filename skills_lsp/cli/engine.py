@@ -159,7 +159,15 @@ def _explanation(hits: dict[str, Any], score: float) -> str:
             if words:
                 lines.append(f"     {field_name:<11} {' '.join(words)}\n")
         if "semantic" in hits:
-            lines.append(f"     bm25f {hits['bm25f']:.4f}, semantic {hits['semantic']:.4f}\n")
+            fused = f"     bm25f {hits['bm25f']:.4f}, semantic {hits['semantic']:.4f}"
+            if penalty := hits.get("quick_answer_penalty"):
+                from skills_lsp.core.routing.intent import TASK_FLOOR
+
+                chance = hits["task_probability"]
+                fused += (
+                    f", minus {penalty:.4f}: the request reads {chance:.0%} task-like, under {TASK_FLOOR:.0%}"
+                )
+            lines.append(fused + "\n")
         return "".join(lines)
     from skills_lsp.core.routing.lexical import FIELD_WEIGHTS
 

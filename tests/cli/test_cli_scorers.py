@@ -11,6 +11,7 @@ import pytest
 
 from skills_lsp.cli import main
 from skills_lsp.core.routing.hybrid import HYBRID_BM25F_WEIGHT
+from skills_lsp.core.routing.intent import TASK_FLOOR
 from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SCORERS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -149,6 +150,20 @@ def test_select_hybrid_explain_json() -> None:
     assert first["score"] == pytest.approx(fused, abs=2e-6)
     # Every row is selected at hybrid's default min_score.
     assert all(row["score"] >= DEFAULT_MIN_SCORE["hybrid"] for row in rows)
+
+
+def test_select_hybrid_explain_text_shows_the_quick_question_penalty() -> None:
+    query = "Where is the retry limit config key defined in the codebase?"
+    code, out, _ = run(
+        "select", query, "--root", str(EXAMPLES), "--scorer", "hybrid", "--explain", "--min-score", "0"
+    )
+    assert code == 0 and "code-search" in out.splitlines()[0]
+    [line] = [line for line in out.splitlines() if line.strip().startswith("bm25f ")][:1]
+    assert ", minus 0." in line and f"task-like, under {TASK_FLOOR:.0%}" in line
+    # A task takes no penalty, and the line says nothing of one.
+    task = "Fill in the PDF form with the applicant's data from this JSON file"
+    code, out, _ = run("select", task, "--root", str(EXAMPLES), "--explain")
+    assert code == 0 and "bm25f " in out and "minus" not in out
 
 
 @pytest.mark.parametrize("scorer", ["bm25f", "semantic"])
