@@ -446,7 +446,7 @@ FIELDS = ("name", "description", "tags", "body")
 TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
-_CHUNK = 1000  # documents per step of a bulk build (bounds its intermediate arrays)
+_CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arrays)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -575,7 +575,7 @@ class Bm25fSearch(SlottedSearch):
             found = terms_of_word.get(word)
             if found is None:
                 found = terms_of_word[word] = [
-                    vocabulary.setdefault(term, len(vocabulary)) for term in _word_terms(word)
+                    vocabulary.setdefault(term, len(vocabulary)) for term in _word_terms.__wrapped__(word)
                 ]
             per_word[row] = len(found)
             flat.extend(found)
