@@ -111,6 +111,7 @@ class Folder:
     _changes: int = 0
     _changes_of: dict[str, int] = field(default_factory=dict)
     _listing_bases: dict[tuple[str, str], tuple[int, ListingBase]] = field(default_factory=dict)
+    _listed: tuple[int, list[tuple[str, ListedSkill]]] | None = None  # (changes, each skill's entry)
 
     def __post_init__(self) -> None:
         self.index.subscribe(self._count_change)
@@ -131,11 +132,19 @@ class Folder:
         cached = self._listing_bases.get((runtime.name, key))
         if cached is not None and cached[0] == version:
             return cached[1]
-        others = [
-            ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use)
-            for d in self.index
-            if d.kind is not FileKind.CONVENTION and os.path.normpath(d.path) != key
-        ]
+        if self._listed is None or self._listed[0] != self._changes:
+            # Every skill's entry, made once per change of the index for all runtimes and paths:
+            # the first diagnostics of a skill at start-up ask for two runtimes over 15,000 skills.
+            entries = [
+                (
+                    os.path.normpath(d.path),
+                    ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use),
+                )
+                for d in self.index
+                if d.kind is not FileKind.CONVENTION
+            ]
+            self._listed = (self._changes, entries)
+        others = [listed for normalised, listed in self._listed[1] if normalised != key]
         base = listing_base(runtime, others, environ=dict(self.config.budget_variables))
         self._listing_bases[(runtime.name, key)] = (version, base)
         return base
@@ -310,9 +319,10 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
         query_problems,
         ignore=ignore,
     )
+    # Paths as text, not `Path`s: one `stat` per skill is the cost, over 15,000 skills at start-up.
     for document in index:
         if document.kind is FileKind.AGENT_SKILL:
-            evals = Path(document.path).parent / "evals" / EVAL_QUERIES_FILE
-            if evals.is_file():
-                folder.eval_cases[os.path.normpath(evals)] = load_query_file(evals)[0]
+            evals = os.path.join(os.path.dirname(document.path), "evals", EVAL_QUERIES_FILE)
+            if os.path.isfile(evals):
+                folder.eval_cases[os.path.normpath(evals)] = load_query_file(Path(evals))[0]
     return folder

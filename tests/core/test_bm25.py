@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
+from skills_lsp.core.routing import bm25f
 from skills_lsp.core.routing.bm25f import Bm25fParameters, Bm25fSearch, bm25f_for, stem, terms
 from skills_lsp.core.routing.evaluation import auroc, evaluate
 from skills_lsp.core.routing.queries import QueryCase
@@ -177,3 +180,61 @@ def test_edits_between_queries_give_exactly_a_fresh_builds_scores() -> None:
         index.upsert(version(i, step))
         query = queries[step % len(queries)]
         assert ranking(index, query, policy) == ranking(SkillIndex(list(index)), query, policy), step
+
+
+# Text that exercises every path of the bulk build's word splitting: ASCII words of every length
+# around its 8- and 16-byte keys, stop words, apostrophes (ASCII and typographic, joining or not),
+# accented, Cyrillic and CJK letters, characters whose case-folding changes their length (ß, ﬁ, İ),
+# separators outside ASCII (dashes, arrows, box drawing, emoji), combining marks, a lone surrogate,
+# underscores and digits.
+MESSY_PIECES = [
+    *SCORING_WORDS[:20],
+    "the", "a", "I", "x", "7", "don't", "Don’t", "can't", "it's", "'quoted'", "a''b", "rock'n'roll",
+    "’", "'", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq",
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "Café", "naïve", "ÉTÉ", "Straße", "ﬁle", "İstanbul",
+    "привет", "Мир", "数据库", "审计Docker镜像", "テスト",
+    "—", "–", "→", "│", "├──", "✅", "🚀", "：", "。", "，", "\u0345", "\u0307", "\ud800", "e\u0301",
+    "snake_case", "kebab-case", "v1.2.3", "x86_64", "…", "“smart”", "\u00a0", "\t", "\n", " ", "",
+    "__", "1st",
+]  # fmt: skip
+messy = st.lists(st.sampled_from(MESSY_PIECES), max_size=30).map(
+    lambda pieces: "".join(p + (" " if i % 3 else "") for i, p in enumerate(pieces))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(messy | st.text(max_size=40), min_size=1, max_size=8))
+def test_bulk_word_counts_give_the_terms_of_each_text(texts: list[str]) -> None:
+    """The bulk build's word counting (numpy on UTF-8 bytes, the regex for the rest) gives each
+    text exactly the terms `terms` gives it, and the terms in the same order of first appearance."""
+    distinct, text_of, word_of, counts = bm25f._word_counts(texts)
+    found: list[Counter[str]] = [Counter() for _ in texts]
+    for t, w, c in zip(text_of.tolist(), word_of.tolist(), counts.tolist(), strict=True):
+        for term in bm25f._word_terms(distinct[w]):
+            found[t][term] += c
+    assert found == [Counter(terms(t)) for t in texts]
+    order = [term for word in distinct for term in bm25f._word_terms(word)]
+    assert list(dict.fromkeys(order)) == list(dict.fromkeys(term for t in texts for term in terms(t)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(messy, messy, messy), min_size=2, max_size=12), st.integers(1, 5))
+def test_bulk_build_equals_adding_one_by_one_on_random_texts(entries, chunk) -> None:  # type: ignore[no-untyped-def]
+    docs = [doc(i, f"n{i}", description, body, (tag,)) for i, (description, body, tag) in enumerate(entries)]
+    original = bm25f._CHUNK
+    bm25f._CHUNK = chunk  # several chunks: their postings merge in order
+    try:
+        bulk = Bm25fSearch(SkillIndex(docs))
+    finally:
+        bm25f._CHUNK = original
+    one_by_one = Bm25fSearch(SkillIndex())
+    for d in SkillIndex(docs):
+        one_by_one.index.upsert(d)
+    assert bulk._totals == one_by_one._totals
+    assert [list(a) for a in bulk._lengths] == [list(a) for a in one_by_one._lengths]
+    for word in set(bulk._vocabulary) | set(one_by_one._postings):
+        slots, counts = bulk._posting(word)
+        other_slots, other_counts = one_by_one._posting(word)
+        assert np.array_equal(slots, other_slots) and np.array_equal(counts, other_counts), word
+    for query in [*MESSY_PIECES[:30], "café naïve", "数据库 docker"]:
+        assert np.array_equal(bulk.scores(query), one_by_one.scores(query))

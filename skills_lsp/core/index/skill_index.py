@@ -259,17 +259,17 @@ class SkillIndex:
         if not docs:
             return None
         doc = min(docs, key=SkillDocument.sort_key)
-        keys = self._keys()
-        at = bisect.bisect_left(keys, doc.sort_key())
+        at = self._bisect(bisect.bisect_left, doc.sort_key())
         while self._docs[at] is not doc:
             at += 1
         del self._docs[at]
-        del keys[at]
-        docs.remove(doc)
+        if self._sort_keys is not None:
+            del self._sort_keys[at]
+        _drop(docs, doc)
         if not docs:
             del self._by_path[os.path.normpath(path)]
         named = self._by_name[doc.name]
-        named.remove(doc)
+        _drop(named, doc)
         if not named:
             del self._by_name[doc.name]
         self._changed("remove", doc)
@@ -279,19 +279,20 @@ class SkillIndex:
         """Add a document, replacing the one read from the same path."""
         self.remove(document.path)
         key = document.sort_key()
-        keys = self._keys()
-        at = bisect.bisect_right(keys, key)
+        at = self._bisect(bisect.bisect_right, key)
         self._docs.insert(at, document)
-        keys.insert(at, key)
+        if self._sort_keys is not None:
+            self._sort_keys.insert(at, key)
         self._by_path.setdefault(os.path.normpath(document.path), []).append(document)
         self._by_name.setdefault(document.name, []).append(document)
         self._changed("add", document)
 
-    def _keys(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Each document's sort key, in index order (made on first need after an ordered load)."""
+    def _bisect(self, search: Callable[..., int], key: tuple[str, tuple[str, ...]]) -> int:
+        """Where `key` goes among the documents' sort keys. After an ordered load the keys are not
+        made: the search makes the few it compares (an editor's first change at start-up)."""
         if self._sort_keys is None:
-            self._sort_keys = [d.sort_key() for d in self._docs]
-        return self._sort_keys
+            return search(self._docs, key, key=SkillDocument.sort_key)
+        return search(self._sort_keys, key)
 
     def derived(self, key: str, build: Callable[[SkillIndex], Derived]) -> Derived:
         """The structure under `key` built from this index, built on first use (once, even when
@@ -326,6 +327,12 @@ class SkillIndex:
         return isinstance(other, SkillIndex) and self._docs == other._docs
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _drop(documents: list[SkillDocument], document: SkillDocument) -> None:
+    """Remove `document` itself from `documents`. Not `list.remove`: it compares documents by
+    value, which reads the bodies of stored documents that share a name (every body, from disk)."""
+    del documents[next(i for i, d in enumerate(documents) if d is document)]
 
 
 def load_skill_index(root: str | os.PathLike[str]) -> SkillIndex:

@@ -30,7 +30,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -198,6 +198,8 @@ STOP_WORDS = frozenset(
 # Runs of letters and digits, joined across an apostrophe (`don't`); written as runs, not one
 # character at a time, because this regex is most of the cost of indexing a large workspace.
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# The same, or a newline: the bulk build marks the end of each token it hands to the regex.
+_MARKED_WORD = re.compile(_WORD.pattern + r"|\n")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _CJK_SPLIT = re.compile(f"({_CJK.pattern})")
 
@@ -242,13 +244,172 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 
 def _words(text: str) -> list[str]:
-    """The words of `text` before stop words and stemming (the bulk build counts these)."""
+    """The words of `text` before stop words and stemming (`_word_counts` counts the same)."""
     return _WORD.findall(text.casefold().replace("’", "'"))
 
 
 def terms(text: str) -> list[str]:
     """Words as bm25f sees them: case-folded, stop words dropped, stemmed; CJK characters alone."""
     return [term for word in _words(text) for term in _word_terms(word)]
+
+
+# Bytes as the bulk build's fast path sees them: ASCII letters lower-cased, digits kept, every other
+# ASCII character a space; the apostrophe and non-ASCII bytes (UTF-8 sequences) kept for a closer look.
+_ASCII_FOLD = bytes(
+    (c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() or c >= 128 or c == 39 else 32 for c in range(256)
+)
+_ASCII_WORD = np.array([chr(c).isalnum() for c in range(128)] + [False] * 128)  # [0-9A-Za-z]
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], np.uint64)
+_FAST_LENGTH = 16  # bytes: two uint64 keys spell a token this long exactly
+_SPACE = 32
+_APOSTROPHE = 39
+
+
+def _packed(word: str) -> int:
+    """A word of up to 8 ASCII bytes as the fast path's key spells it."""
+    return int.from_bytes(word.encode("ascii"), "little")
+
+
+# The keys of the short ASCII words that give no term (`_word_terms`), sorted as the keys compare.
+_NO_TERMS = np.sort(
+    np.array(
+        [
+            _packed(word)
+            for word in {*STOP_WORDS, *"abcdefghijklmnopqrstuvwxyz"}
+            if word.isascii() and word.isalnum() and len(word) <= 8 and not _word_terms(word)
+        ],
+        np.uint64,
+    ).view(np.int64)
+)
+
+
+@cache
+def _separates(code: int) -> bool:
+    """Whether a character only separates words, even case-folded: then it acts as a space does."""
+    return not any(c.isalnum() or c in "'’" for c in chr(code).casefold())
+
+
+def _blank_separators(data: np.ndarray[Any, np.dtype[np.uint8]]) -> None:
+    """Overwrite with spaces, in UTF-8 bytes, each non-ASCII character that only separates words
+    (dashes, arrows, box drawing, CJK punctuation) and each apostrophe that joins no two ASCII
+    letters or digits: what is left non-ASCII is part of a word, or an apostrophe."""
+    leads = np.flatnonzero(data >= 0xC0)
+    first = data[leads].astype(np.int64)
+    width = 2 + (first >= 0xE0) + (first >= 0xF0)
+    code = np.where(width == 2, first & 0x1F, np.where(width == 3, first & 0x0F, first & 0x07))
+    for k in range(1, 4):
+        more = width > k
+        code[more] = (code[more] << 6) | (data[leads[more] + k] & 0x3F)
+    values, which = np.unique(code, return_inverse=True)
+    blank = np.fromiter(map(_separates, values.tolist()), bool, len(values))[which]
+    for k in range(4):
+        data[leads[blank & (width > k)] + k] = _SPACE
+    quotes = np.flatnonzero(data == _APOSTROPHE)
+    before, after = data[quotes - 1], data[quotes + 1]
+    lone = ((before < 128) & ~_ASCII_WORD[before]) | ((after < 128) & ~_ASCII_WORD[after])
+    data[quotes[lone]] = _SPACE
+
+
+def _runs(
+    keys: list[np.ndarray[Any, Any]], text_of: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Tokens grouped by their keys (the same keys, the same word): (each word's first token;
+    per (text, word) pair: the word's number among these, the text, the count)."""
+    order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+    new_word = np.zeros(len(order), bool)
+    new_word[:1] = True
+    for key in keys:
+        ordered = key[order]
+        new_word[1:] |= ordered[1:] != ordered[:-1]
+    texts = text_of[order]
+    new_pair = new_word.copy()
+    new_pair[1:] |= texts[1:] != texts[:-1]
+    pairs = np.flatnonzero(new_pair)
+    counts = np.diff(np.append(pairs, len(order)))
+    word_number = np.cumsum(new_word)[pairs] - 1
+    return tokens[order[new_word]], word_number, texts[pairs], counts
+
+
+def _word_counts(
+    texts: Sequence[str],
+) -> tuple[list[str], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """`Counter(_words(text))` of every text at once, less some words that give no term (short
+    stop words, single letters): (the distinct words in order of first appearance; then for each
+    (text, word) pair the text's index, the word's and the count).
+
+    The regex is most of the cost over a large workspace, so numpy splits and counts on the
+    texts' UTF-8 bytes every token of ASCII letters, digits and joining apostrophes up to 16 bytes
+    long (nearly all of them), each packed into two integers that spell it exactly. The rest (a
+    token with a non-ASCII letter, or longer) goes through `_words`: a word never spans a
+    character that only separates words, and case-folding works character by character, so
+    splitting there first finds the same words."""
+    encoded = [text.encode("utf-8", "surrogatepass").translate(_ASCII_FOLD) for text in texts]
+    text_starts = np.zeros(len(encoded) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1, out=text_starts[1:])
+    data = np.frombuffer(b" " + b" ".join(encoded) + b" " * (_FAST_LENGTH + 4), np.uint8).copy()
+    del encoded
+    _blank_separators(data)
+    joined = data.tobytes()
+    word = data != _SPACE
+    edges = np.flatnonzero(word[1:] != word[:-1]) + 1  # starts and ends, alternately
+    del word
+    starts, ends = edges[0::2], edges[1::2]
+    sizes = ends - starts
+    text_of = np.searchsorted(text_starts, starts, "right") - 1
+    slow = sizes > _FAST_LENGTH
+    slow[np.searchsorted(starts, np.flatnonzero(data >= 128), "right") - 1] = True
+    del data
+    # Each fast token as two little-endian uint64 (its bytes, zero-padded): equal keys, same token.
+    windows = np.ndarray((len(joined) - 7,), np.dtype("<u8"), joined, strides=(1,))
+    fast = np.flatnonzero(~slow)
+    short = fast[sizes[fast] <= 8]
+    long = fast[sizes[fast] > 8]
+    low_short = (windows[starts[short]] & _LOW_BYTES[sizes[short]]).view(np.int64)
+    # Stop words and single letters become no term: left out before the sort (a third of the tokens).
+    held = np.minimum(np.searchsorted(_NO_TERMS, low_short), len(_NO_TERMS) - 1)
+    kept = _NO_TERMS[held] != low_short
+    short, low_short = short[kept], low_short[kept]
+    low_long = windows[starts[long]].view(np.int64)
+    high_long = (windows[starts[long] + 8] & _LOW_BYTES[sizes[long] - 8]).view(np.int64)
+    first_seen: dict[str, tuple[int, int]] = {}  # (token number, place among the token's words)
+    parts = []
+    for keys, tokens in (([low_short], short), ([low_long, high_long], long)):
+        firsts, numbers, part_texts, counts = _runs(keys, text_of[tokens], tokens)
+        found = [joined[starts[t] : ends[t]].decode("ascii") for t in firsts.tolist()]
+        for token, text in zip(firsts.tolist(), found, strict=True):
+            first_seen[text] = (token, 0)
+        parts.append((found, numbers, part_texts, counts))
+    # The other tokens through the regex, in one call: a newline ends each token's words.
+    slow_tokens = np.flatnonzero(slow)
+    pieces = b"\n".join(
+        map(joined.__getitem__, map(slice, starts[slow_tokens].tolist(), ends[slow_tokens].tolist()))
+    )
+    found_slow = _MARKED_WORD.findall(
+        (pieces + b"\n").decode("utf-8", "surrogatepass").casefold().replace("’", "'")
+    )
+    slow_counts: dict[tuple[int, str], int] = {}
+    slow_text, slow_token = text_of[slow_tokens].tolist(), slow_tokens.tolist()
+    number = place = 0
+    for text in found_slow:
+        if text == "\n":
+            number, place = number + 1, 0
+            continue
+        key = (slow_text[number], text)
+        slow_counts[key] = slow_counts.get(key, 0) + 1
+        if first_seen.get(text, (slow_token[number] + 1, 0)) > (slow_token[number], place):
+            first_seen[text] = (slow_token[number], place)
+        place += 1
+    distinct = sorted(first_seen, key=first_seen.__getitem__)
+    row_of = {text: row for row, text in enumerate(distinct)}
+    groups, rows, repeats = [], [], []
+    for found, numbers, part_texts, counts in parts:
+        groups.append(part_texts)
+        rows.append(np.fromiter(map(row_of.__getitem__, found), np.int64, len(found))[numbers])
+        repeats.append(counts)
+    groups.append(np.fromiter((group for group, _ in slow_counts), np.int64, len(slow_counts)))
+    rows.append(np.fromiter((row_of[text] for _, text in slow_counts), np.int64, len(slow_counts)))
+    repeats.append(np.fromiter(slow_counts.values(), np.int64, len(slow_counts)))
+    return distinct, np.concatenate(groups), np.concatenate(rows), np.concatenate(repeats)
 
 
 @dataclass(frozen=True)
@@ -285,7 +446,7 @@ FIELDS = ("name", "description", "tags", "body")
 TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
-_CHUNK = 1000  # documents per step of a bulk build (bounds its intermediate arrays)
+_CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arrays)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -354,9 +515,10 @@ class Bm25fSearch(SlottedSearch):
 
     def _bulk_build(self, docs: list[SkillDocument]) -> None:
         """Every document at once into the compressed postings, with the same counts, lengths and
-        slot order as adding them one by one. Python only splits each field into words and counts
-        them (regex and Counter, both in C); each distinct word becomes terms once per chunk of
-        documents; numpy does the rest. Chunks bound the memory of the intermediate arrays."""
+        slot order as adding them one by one. `_word_counts` splits and counts the words (numpy
+        on UTF-8 bytes, the regex only for tokens outside plain ASCII); each distinct word becomes
+        terms once per chunk of documents; numpy does the rest. Chunks bound the memory of the
+        intermediate arrays."""
         for doc in docs:
             self._claim(doc)
         vocabulary: dict[str, int] = {}
@@ -405,33 +567,21 @@ class Bm25fSearch(SlottedSearch):
         """(term rows, slots, counts per field) of `docs`' postings, sorted by (term, slot);
         their field lengths (in terms) go into `lengths`."""
         n, n_fields = len(docs), len(FIELDS)
-        words: list[str] = []  # per (document, field): its distinct words ...
-        repeats: list[int] = []  # ... and how often each occurs
-        sizes: list[int] = []  # distinct words per (document, field), document-major
-        for doc in docs:
-            for field in FIELDS:
-                counted = Counter(_words(_field_text(doc, field)))
-                words.extend(counted)
-                repeats.extend(counted.values())
-                sizes.append(len(counted))
+        distinct, group, word_rows, repeat = _word_counts([_field_text(d, f) for d in docs for f in FIELDS])
         # Each distinct word as its terms (none for a stop word, several for CJK).
-        distinct = {word: row for row, word in enumerate(dict.fromkeys(words))}
         per_word = np.zeros(len(distinct), np.int64)
         flat: list[int] = []
         for row, word in enumerate(distinct):
             found = terms_of_word.get(word)
             if found is None:
                 found = terms_of_word[word] = [
-                    vocabulary.setdefault(term, len(vocabulary)) for term in _word_terms(word)
+                    vocabulary.setdefault(term, len(vocabulary)) for term in _word_terms.__wrapped__(word)
                 ]
             per_word[row] = len(found)
             flat.extend(found)
         first_term = np.zeros(len(distinct) + 1, np.int64)
         np.cumsum(per_word, out=first_term[1:])
-        word_rows = np.fromiter(map(distinct.__getitem__, words), np.int64, len(words))
-        del words, distinct
-        group = np.repeat(np.arange(n * n_fields, dtype=np.int64), np.asarray(sizes, np.int64))
-        repeat = np.asarray(repeats, np.int64)
+        del distinct
         per_entry = per_word[word_rows]
         lengths[first_slot : first_slot + n] = np.bincount(
             group, weights=repeat * per_entry, minlength=n * n_fields
