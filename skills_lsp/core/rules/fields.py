@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from skills_lsp.core import schema
@@ -23,6 +24,13 @@ _RULE_OWNED_TYPES = frozenset({"name", "description", "allowed-tools"})
 
 def _mapping(ctx: RuleContext) -> bool:
     return ctx.doc.root is not None and ctx.doc.root.kind == "mapping"
+
+
+@lru_cache(maxsize=4096)
+def _near_miss(key: str, profile: str) -> tuple[str, ...]:
+    """The known key of `profile` that `key` looks like a typo of, if any (the same few unknown
+    keys come back in file after file; difflib is slow)."""
+    return tuple(difflib.get_close_matches(key, list(schema.profile_fields(profile)), n=1, cutoff=0.75))
 
 
 @rule(
@@ -53,7 +61,7 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
         if key in known or pair.key.kind != "scalar":
             continue
         fixes: list[Fix] = []
-        close = difflib.get_close_matches(key.replace("_", "-").lower(), list(known), n=1, cutoff=0.75)
+        close = _near_miss(key.replace("_", "-").lower(), ctx.profile.name)
         if close and close[0] not in ctx.doc.keys:
             hint = f"; did you mean `{close[0]}`"
             fixes.append(replace(f"Rename to `{close[0]}`", pair.key.range, close[0], Applicability.UNSAFE))
