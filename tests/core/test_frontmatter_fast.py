@@ -166,3 +166,15 @@ def test_duplicate_keys_are_kept_and_reported() -> None:
 def test_tags_anchors_and_errors_take_the_full_reading() -> None:
     for source in ("name: !!str 1\n", "a: &x 1\nb: *x\n", "a: [1\n", "a: 1\n---\nb: 2\n"):
         assert fm._NODE_PROPERTY.search(source) or fm._composed_tree(source, source.split("\n"), 0) is None
+
+
+def test_rust_lines_without_a_carriage_return_is_a_plain_split() -> None:
+    """Text without a CR is split as it is; with one, the per-line trim (a CR before a LF, and a
+    final lone CR, as the port has always read it) still applies."""
+    from skills_lsp.core.parse.skill_parser import rust_lines
+
+    assert rust_lines("a\nb\n") == ["a", "b"]
+    assert rust_lines("a\n\nb") == ["a", "", "b"]
+    assert rust_lines("a\r\nb\rc\r\n\r") == ["a", "b\rc", ""]
+    assert rust_lines("\n") == [""]
+    assert rust_lines("") == []
