@@ -388,7 +388,7 @@ def test_sk401_move_is_built_only_when_read(tmp_path: Path) -> None:
     import pickle
 
     from skills_lsp.core.model import Applicability
-    from skills_lsp.core.rules.check import _finding_to_cache
+    from skills_lsp.core.rules.check import _finding_to_cache, check_paths
     from skills_lsp.core.rules.edits import DeferredFix, has_edits
 
     path = BY_ID["sk401-move-null-metadata"].write(tmp_path)
@@ -403,3 +403,6 @@ def test_sk401_move_is_built_only_when_read(tmp_path: Path) -> None:
     sent = pickle.loads(pickle.dumps(fix))
     assert type(sent) is Fix
     assert (sent.title, sent.edits, sent.applicability) == (fix.title, (), Applicability.UNSAFE)
+    # `check` keeps every file's findings for the whole run: they hold no parse (peak memory).
+    (kept,) = [x for f in check_paths([path]).findings if f.code == "SK401" for x in f.fixes]
+    assert type(kept) is Fix and (kept.title, kept.edits) == (fix.title, ())

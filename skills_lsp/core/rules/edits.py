@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import Applicability, Fix, Position, Range, TextEdit
+from skills_lsp.core.model import Applicability, Finding, Fix, Position, Range, TextEdit
 from skills_lsp.core.parse.frontmatter import Document, YamlNode, YamlPair
 
 NAME_MAX = schema.max_length("name")
@@ -187,8 +188,22 @@ class DeferredFix(Fix):
             object.__setattr__(self, "_built", built)
         return built
 
+    def detached(self) -> Fix:
+        """The fix as a cached finding holds it: title and kind, no edits, and no reference to
+        the parsed document the edits would be built from."""
+        return Fix(self.title, (), self.applicability)
+
     def __reduce__(self) -> tuple[type[Fix], tuple[str, tuple[TextEdit, ...], Applicability]]:
         return (Fix, (self.title, (), self.applicability))
+
+
+def detach_fixes(finding: Finding) -> Finding:
+    """`finding` without its deferred fixes' documents (`DeferredFix.detached`), for results
+    kept for a whole run, which would otherwise keep every file's parse alive."""
+    if not any(isinstance(fix, DeferredFix) for fix in finding.fixes):
+        return finding
+    fixes = tuple(fix.detached() if isinstance(fix, DeferredFix) else fix for fix in finding.fixes)
+    return dataclasses.replace(finding, fixes=fixes)
 
 
 def has_edits(fix: Fix) -> bool:
