@@ -162,3 +162,31 @@ def test_bench_corpus_extracts_a_bare_repository_and_times_every_run(tmp_path: P
         "bench_corpus.py", str(tree), "--repeat", "1", "--no-agnix", "--scorers", "", "--no-cold-check"
     )
     assert [r["label"] for r in quick["runs"]] == ["check fill", "re-check", "index cold", "index warm"]
+
+
+def test_bench_index_load_times_each_checkout_on_the_same_tree(tmp_path: Path) -> None:
+    for name in ("pdf-tools", "notes"):
+        skill = tmp_path / "tree" / ".skills" / name / "SKILL.md"  # the crate indexes .skills/
+        skill.parent.mkdir(parents=True)
+        skill.write_text(f"---\nname: {name}\ndescription: {name} helper\n---\nBody.\n", encoding="utf-8")
+    here = str(BENCHMARKS.parent)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "bench_index_load.py"),
+            str(tmp_path / "tree"),
+            "--repeat",
+            "2",
+            "--label",
+            f"a={here}",
+            "--label",
+            f"b={here}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith(("| a ", "| b "))]
+    assert [(row[0], row[1]) for row in rows] == [("| a", "2"), ("| b", "2")]
+    assert rows[0][-1] == "1.00 |"

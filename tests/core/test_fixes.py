@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skills_lsp.core.model import Finding, Fix, Severity
+from skills_lsp.core.model import Finding, Fix, Range, Severity
 from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.validate import validate_file
@@ -380,3 +380,29 @@ def test_moving_a_key_does_not_turn_text_into_comments(lines: list[str], tmp_pat
     )
     for fixed, _ in fixed_cases(case, tmp_path, "Move"):
         assert "\n# not a comment" not in fixed and "not a comment" in str(data_of(fixed)["metadata"])
+
+
+def test_sk401_move_is_built_only_when_read(tmp_path: Path) -> None:
+    """`check` never prints a fix's edits, so the move's are built when first read; another
+    process gets the fix's title and kind without them, as a cached finding does."""
+    import pickle
+
+    from skills_lsp.core.model import Applicability
+    from skills_lsp.core.rules.check import _finding_to_cache, check_paths
+    from skills_lsp.core.rules.edits import DeferredFix, has_edits
+
+    path = BY_ID["sk401-move-null-metadata"].write(tmp_path)
+    (fix,) = [f for f in fixes_of(validate_file(path), "SK401") if f.title.startswith("Move")]
+    assert isinstance(fix, DeferredFix)
+    assert fix._built is None
+    row = _finding_to_cache(Finding(str(path), "SK401", Severity.WARNING, "m", Range.point(0, 0), (fix,)))
+    assert row[-1] == [[fix.title, "unsafe"]] and has_edits(fix)
+    assert fix._built is None  # recording its kind did not build it
+    edits = fix.edits
+    assert edits and fix.edits is edits  # built once
+    sent = pickle.loads(pickle.dumps(fix))
+    assert type(sent) is Fix
+    assert (sent.title, sent.edits, sent.applicability) == (fix.title, (), Applicability.UNSAFE)
+    # `check` keeps every file's findings for the whole run: they hold no parse (peak memory).
+    (kept,) = [x for f in check_paths([path]).findings if f.code == "SK401" for x in f.fixes]
+    assert type(kept) is Fix and (kept.title, kept.edits) == (fix.title, ())

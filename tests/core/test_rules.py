@@ -325,3 +325,23 @@ def test_a_name_yaml_reads_as_null_says_how_to_write_the_word(tmp_path: Path) ->
         finding.message
         == '`name` is `null`, which YAML reads as no value; write `name: "null"` for the word.'
     )
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_sk402_skips_the_validator_only_where_it_could_report_nothing(profile: str) -> None:
+    """SK402 does not run a field's validator on a value of a type its schema cannot fault: the
+    validator, run anyway on such values, reports only what other rules own (length, pattern)."""
+    from skills_lsp.core import schema
+    from skills_lsp.core.rules.fields import _RULE_OWNED_KEYWORDS, _always_valid
+
+    samples: list[object] = ["", "x" * 2000, "Not A Name!", {}, {"a": [1, {"b": None}]}, 3, None, [1]]
+    skipped = 0
+    for key in schema.profile_fields(profile):
+        validator = schema.field_validator(profile, key)
+        assert validator is not None
+        for value in samples:
+            if isinstance(value, _always_valid(profile, key)):
+                skipped += 1
+                errors = [e.validator for e in validator.iter_errors(value)]
+                assert set(errors) <= _RULE_OWNED_KEYWORDS, (key, value, errors)
+    assert skipped

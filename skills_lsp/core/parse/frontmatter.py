@@ -454,6 +454,8 @@ def nesting_too_deep(yaml_lines: list[str]) -> int | None:
     depth = 0
     for index, line in enumerate(yaml_lines):
         if depth == 0:
+            if "[" not in line and "{" not in line and line.count("-") + line.count("?") <= MAX_NESTING:
+                continue  # no flow collection starts here, and too few markers to nest deeply
             stripped = line.lstrip(" ")
             dashes = 0
             rest = stripped
@@ -535,6 +537,18 @@ def parse_yaml(
             Problem(P_YAML_SYNTAX, message, Range.of(line + line_offset, col, line + line_offset, col + 1))
         ]
     swapped = yaml12_line_breaks and any(c in source for c in _BREAK_STAND_INS)
+    if not swapped and not _NODE_PROPERTY.search(source):
+        fast = _composed_tree(source, lines, line_offset)
+        if fast is not None:
+            return fast, problems
+    return _parse_events(source, lines, line_offset, last_line, swapped)
+
+
+def _parse_events(
+    source: str, lines: list[str], line_offset: int, last_line: int, swapped: bool
+) -> tuple[YamlNode | None, list[Problem]]:
+    """The full reading, event by event: every YAML feature, every error as a problem."""
+    problems: list[Problem] = []
     if swapped:
         if any(c in source for c in _BREAK_STAND_INS.values()):
             swapped = False  # the stand-ins are in use; fall back to libyaml's reading
@@ -636,6 +650,94 @@ def parse_yaml(
         )
         return None, problems
     return root, problems
+
+
+# Where a tag (`!x`), an anchor (`&x`) or an alias (`*x`) may start: after a line start, a space
+# or a flow indicator. Text such as `Hello!` or `R&D` does not match; ` *.py` does (a false alarm
+# only costs the full reading).
+_NODE_PROPERTY = re.compile(r"(?:^|[\s\[{,])[!&*]")
+
+
+class _Composer(_Loader):  # type: ignore[misc]
+    """libyaml's composer without PyYAML's tag resolution, which this module does not use."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> None:
+        return None
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+
+class _ComposedNode(YamlNode):
+    """A node of the composed tree: its range is made when first read (most never are)."""
+
+    __slots__ = ("_span",)
+    _span: Range | tuple[int, int, int, int]
+
+    def __init__(
+        self, kind: NodeKind, span: tuple[int, int, int, int], value: Any, style: str | None, flow: bool
+    ) -> None:
+        self.kind = kind
+        self._span = span
+        self.value = value
+        self.style = style
+        self.flow = flow
+        self.tag = self.anchor = self.target = None
+
+    @property
+    def range(self) -> Range:
+        span = self._span
+        if isinstance(span, tuple):
+            span = self._span = Range.of(*span)
+        return span
+
+    @range.setter
+    def range(self, value: Range) -> None:
+        self._span = value
+
+
+def _composed_tree(source: str, lines: list[str], line_offset: int) -> YamlNode | None:
+    """The node tree of YAML without tags, anchors or aliases, from libyaml's C composer instead
+    of one Python event at a time. It is the tree `_parse_events` builds, ranges included
+    (tests/core/test_frontmatter_fast.py compares them); None when the source needs the full
+    reading: a syntax error, a second document, or more than MAX_EXPANDED_NODES nodes."""
+    loader = _Composer(source)
+    try:
+        top = loader.get_single_node()
+    except (yaml.YAMLError, RecursionError, MemoryError, ValueError):
+        return None
+    finally:
+        loader.dispose()
+    if top is None:
+        return None
+    count = 0
+
+    def convert(node: Any) -> YamlNode:
+        nonlocal count
+        count += 1
+        start, end = node.start_mark, node.end_mark
+        sl, sc = start.line + line_offset, start.column
+        el, ec = end.line + line_offset, end.column
+        if ec == 0 and el > sl:
+            el, ec = _trimmed_end(sl, el, ec, lines)
+        if node.id == "scalar":
+            return _ComposedNode("scalar", (sl, sc, el, ec), node.value, node.style or None, False)
+        if el == sl and ec < sc:  # an empty collection ends where it starts
+            ec = sc
+        if node.id == "sequence":
+            items = [convert(item) for item in node.value]
+            return _ComposedNode("sequence", (sl, sc, el, ec), items, None, bool(node.flow_style))
+        pairs = [YamlPair(convert(key), convert(value)) for key, value in node.value]
+        return _ComposedNode("mapping", (sl, sc, el, ec), pairs, None, bool(node.flow_style))
+
+    try:
+        root = convert(top)
+    except RecursionError:  # pragma: no cover - nesting_too_deep refuses such input first
+        return None
+    return root if count <= MAX_EXPANDED_NODES else None
 
 
 def _parse_yaml(doc: Document, source: str, line_offset: int) -> None:

@@ -22,6 +22,7 @@ from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limite
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import field_text
+from skills_lsp.core.rules.edits import detach_fixes, has_edits
 from skills_lsp.core.rules.parallel import check_in_parallel
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import RuleContext, Target
@@ -130,7 +131,7 @@ class CheckCache:
 def _finding_to_cache(f: Finding) -> list[Any]:
     r = f.range
     # Only the fixes `--fix` could apply (in this file): the counts and `--statistics` need their kinds.
-    fixes = [[fix.title, fix.applicability.value] for fix in f.fixes if fix.edits and not fix.changes]
+    fixes = [[fix.title, fix.applicability.value] for fix in f.fixes if has_edits(fix) and not fix.changes]
     return [
         f.code,
         int(f.severity),
@@ -315,7 +316,8 @@ def check_file(
                 "description_range": named.description_range.row() if named.description_range else None,
             },
         )
-    return FileCheck(result.findings, named, False, directives)
+    # Fixes' edits are built again from the file when wanted (fixing.fix_file), as for a cached result.
+    return FileCheck([detach_fixes(f) for f in result.findings], named, False, directives)
 
 
 def check_item(

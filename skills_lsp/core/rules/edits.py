@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import Applicability, Fix, Position, Range, TextEdit
+from skills_lsp.core.model import Applicability, Finding, Fix, Position, Range, TextEdit
 from skills_lsp.core.parse.frontmatter import Document, YamlNode, YamlPair
 
 NAME_MAX = schema.max_length("name")
@@ -157,29 +158,90 @@ def scalar_or_join(node: YamlNode) -> str | None:
     return None
 
 
+class DeferredFix(Fix):
+    """A fix whose edits are built when first read (an editor's code action, `check --fix`).
+
+    `check` reports a fix's title and kind but never prints its edits, and building them (the
+    comments of the lines a fix rewrites, say) can cost more than finding the problem. `build`
+    must return at least one edit. Sent to another process (`check --jobs`), it goes as a cached
+    finding's fix does, with its title and kind but no edits: `fixing.fix_file` checks the file
+    again before fixing it."""
+
+    __slots__ = ("_build", "_built")
+    _build: Callable[[], tuple[TextEdit, ...]]
+    _built: tuple[TextEdit, ...] | None
+
+    def __init__(
+        self, title: str, build: Callable[[], tuple[TextEdit, ...]], applicability: Applicability
+    ) -> None:
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "applicability", applicability)
+        object.__setattr__(self, "changes", ())
+        object.__setattr__(self, "_build", build)
+        object.__setattr__(self, "_built", None)
+
+    @property
+    def edits(self) -> tuple[TextEdit, ...]:
+        built: tuple[TextEdit, ...] | None = self._built
+        if built is None:
+            built = self._build()
+            object.__setattr__(self, "_built", built)
+        return built
+
+    def detached(self) -> Fix:
+        """The fix as a cached finding holds it: title and kind, no edits, and no reference to
+        the parsed document the edits would be built from."""
+        return Fix(self.title, (), self.applicability)
+
+    def __reduce__(self) -> tuple[type[Fix], tuple[str, tuple[TextEdit, ...], Applicability]]:
+        return (Fix, (self.title, (), self.applicability))
+
+
+def detach_fixes(finding: Finding) -> Finding:
+    """`finding` without its deferred fixes' documents (`DeferredFix.detached`), for results
+    kept for a whole run, which would otherwise keep every file's parse alive."""
+    if not any(isinstance(fix, DeferredFix) for fix in finding.fixes):
+        return finding
+    fixes = tuple(fix.detached() if isinstance(fix, DeferredFix) else fix for fix in finding.fixes)
+    return dataclasses.replace(finding, fixes=fixes)
+
+
+def has_edits(fix: Fix) -> bool:
+    """Whether `fix` edits its own file, without building a deferred fix's edits."""
+    return isinstance(fix, DeferredFix) or bool(fix.edits)
+
+
 def move_under_metadata(doc: Document, pair: YamlPair) -> Fix | None:
-    """Delete a top-level pair and add it as a string entry of `metadata`."""
+    """Delete a top-level pair and add it as a string entry of `metadata` (edits built when read)."""
     text = scalar_or_join(pair.value)
     if text is None:
         return None
-    entry = f"{yaml_string(pair.name)}: {json.dumps(text, ensure_ascii=False)}{doc.eol}"
     metadata = doc.get("metadata")
-    if metadata is not None and any(p.name == pair.name for p in metadata.value.pairs):
-        return None  # `metadata` has that key already: moving it would make a duplicate (SK105)
+    if metadata is not None:
+        if any(p.name == pair.name for p in metadata.value.pairs):
+            return None  # `metadata` has that key already: moving it would make a duplicate (SK105)
+        value = metadata.value
+        if not (value.kind == "mapping" and not value.flow and value.pairs) and not value.is_null:
+            return None
+    # Unsafe: a runtime that read the key at the top level no longer sees it there.
+    return DeferredFix(
+        f"Move `{pair.name}` under `metadata`",
+        lambda: _move_edits(doc, pair, text, metadata),
+        Applicability.UNSAFE,
+    )
+
+
+def _move_edits(doc: Document, pair: YamlPair, text: str, metadata: YamlPair | None) -> tuple[TextEdit, ...]:
+    eol = doc.eol
+    entry = f"{yaml_string(pair.name)}: {json.dumps(text, ensure_ascii=False)}{eol}"
     lines = pair_lines(doc, pair)
     delete = TextEdit(lines, kept_comments(doc, lines))  # its comments stay where they were
     if metadata is None:
-        add = insert_before_close(doc, f"metadata:{doc.eol}  {entry}")
-    elif metadata.value.kind == "mapping" and not metadata.value.flow and metadata.value.pairs:
+        add = insert_before_close(doc, f"metadata:{eol}  {entry}")
+    elif metadata.value.is_null:
+        add = TextEdit(Range.point(metadata.key.range.start.line + 1, 0), f"  {entry}")
+    else:  # a block mapping with entries (move_under_metadata refuses any other value)
         indent = " " * metadata.value.pairs[0].key.range.start.character
         last_line = pair_lines(doc, metadata.value.pairs[-1]).end.line
         add = TextEdit(Range.point(last_line, 0), f"{indent}{entry}")
-    elif metadata.value.is_null:
-        add = TextEdit(Range.point(metadata.key.range.start.line + 1, 0), f"  {entry}")
-    else:
-        return None
-    if add.range.start.line == delete.range.end.line and add.range.start < delete.range.start:
-        return None  # pragma: no cover - metadata can't end where the moved key starts
-    edits = sorted([delete, add], key=lambda e: e.range.start)
-    # Unsafe: a runtime that read the key at the top level no longer sees it there.
-    return Fix(f"Move `{pair.name}` under `metadata`", tuple(edits), Applicability.UNSAFE)
+    return tuple(sorted([delete, add], key=lambda e: e.range.start))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterator
+from functools import cache, lru_cache
 from typing import Any
 
 from skills_lsp.core import schema
@@ -23,6 +24,13 @@ _RULE_OWNED_TYPES = frozenset({"name", "description", "allowed-tools"})
 
 def _mapping(ctx: RuleContext) -> bool:
     return ctx.doc.root is not None and ctx.doc.root.kind == "mapping"
+
+
+@lru_cache(maxsize=4096)
+def _near_miss(key: str, profile: str) -> tuple[str, ...]:
+    """The known key of `profile` that `key` looks like a typo of, if any (the same few unknown
+    keys come back in file after file; difflib is slow)."""
+    return tuple(difflib.get_close_matches(key, list(schema.profile_fields(profile)), n=1, cutoff=0.75))
 
 
 @rule(
@@ -53,7 +61,7 @@ def unknown_key(ctx: RuleContext) -> Iterator[Report]:
         if key in known or pair.key.kind != "scalar":
             continue
         fixes: list[Fix] = []
-        close = difflib.get_close_matches(key.replace("_", "-").lower(), list(known), n=1, cutoff=0.75)
+        close = _near_miss(key.replace("_", "-").lower(), ctx.profile.name)
         if close and close[0] not in ctx.doc.keys:
             hint = f"; did you mean `{close[0]}`"
             fixes.append(replace(f"Rename to `{close[0]}`", pair.key.range, close[0], Applicability.UNSAFE))
@@ -100,10 +108,14 @@ def invalid_value(ctx: RuleContext) -> Iterator[Report]:
             continue
         seen.add(key)
         field_schema = schema.field_schema(ctx.profile.name, key)
-        validator = schema.field_validator(ctx.profile.name, key)
-        if field_schema is None or validator is None:
+        if field_schema is None:
             continue
         value = _schema_value(ctx, pair.value, field_schema)
+        if isinstance(value, _always_valid(ctx.profile.name, key)):
+            continue
+        validator = _validator(ctx.profile.name, key)
+        if validator is None:
+            continue
         for error in validator.iter_errors(value):
             if error.validator in _RULE_OWNED_KEYWORDS:
                 continue
@@ -111,6 +123,30 @@ def invalid_value(ctx: RuleContext) -> Iterator[Report]:
                 continue
             node = node_at(pair.value, list(error.absolute_path))
             yield Report(node.range, f"`{key}{json_path(error.absolute_path)}`: {_describe(error)}")
+
+
+_validator = lru_cache(maxsize=None)(schema.field_validator)
+# Keywords that report nothing here: notes, and the limits rules of their own report.
+_SILENT_KEYWORDS = (
+    frozenset({"description", "markdownDescription", "examples", "title"}) | _RULE_OWNED_KEYWORDS
+)
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "object": (dict,)}
+
+
+@cache
+def _always_valid(profile: str, key: str) -> tuple[type, ...]:
+    """The Python types of value that `key`'s schema can report nothing about (so the validator,
+    which resolves its `$ref` on every call, is not run for them): any value for an empty
+    schema; `str` for a bare `type: string`, whose length and pattern limits other rules check;
+    `dict` for a bare `type: object`. Empty when the schema says more."""
+    field_schema = schema.field_schema(profile, key) or {"not": {}}
+    if not set(field_schema) - _SILENT_KEYWORDS - {"type"}:
+        kind = field_schema.get("type")
+        if kind is None:
+            return (object,)
+        if isinstance(kind, str):
+            return _PYTHON_TYPES.get(kind, ())
+    return ()
 
 
 def _describe(error: Any) -> str:

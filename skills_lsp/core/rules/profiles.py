@@ -119,10 +119,14 @@ LOCATION_PROFILES: tuple[tuple[tuple[str, str], str], ...] = (
 )
 
 
+_RUNTIME_FOLDERS = tuple(folder for (folder, _), _ in LOCATION_PROFILES)
+
+
 def default_profile(path: str | os.PathLike[str], kind: FileKind) -> str:
     """The profile a file gets when nothing configures one: its runtime's, for a `SKILL.md`
     inside a runtime's skills folder (the innermost one), else its layout's."""
-    if kind is FileKind.AGENT_SKILL:
+    # Most paths name no runtime folder at all: a substring test spares splitting them.
+    if kind is FileKind.AGENT_SKILL and any(folder in os.fspath(path) for folder in _RUNTIME_FOLDERS):
         parts = PurePath(path).parts[:-1]
         for index in range(len(parts) - 2, -1, -1):
             for folder, name in LOCATION_PROFILES:
