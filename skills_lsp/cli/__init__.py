@@ -1,6 +1,6 @@
 """`skills-lsp`: the command line. One module per command group registers its commands on the
-parser: `check` (check, rules, rule, init), `engine` (index, select, prompt), `routing` (test,
-eval), `registry` (registry export), `mcp_server` (mcp); `serve` hands over to the language
+parser: `check` (check, rules, rule, init), `engine` (index, select, prompt), `budget`, `routing` (test,
+eval, overlap), `registry` (registry export), `mcp_server` (mcp); `serve` hands over to the language
 server's own parser."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from skills_lsp._version import __version__
 from skills_lsp.cli.common import UsageError, printable
 from skills_lsp.core.errors import ScorerUnavailable
 
-COMMAND_GROUPS = ("check", "engine", "routing", "registry", "mcp_server")
+COMMAND_GROUPS = ("check", "engine", "budget", "routing", "registry", "mcp_server")
 # The group of each command: a command imports its own group only (a warm `check` or `select`
 # does not pay for the others' imports). tests/cli checks this against what the groups register.
 GROUP_OF = {
@@ -26,7 +26,7 @@ GROUP_OF = {
     "index": "engine",
     "select": "engine",
     "prompt": "engine",
-    "budget": "engine",
+    "budget": "budget",
     "overlap": "routing",
     "test": "routing",
     "eval": "routing",
