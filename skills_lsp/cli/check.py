@@ -146,8 +146,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.no_cache or args.fix or args.diff or args.baseline or args.write_baseline:
         return _check(args, targets, explicit, out, err, None)
     # A run that only prints: answered from the saved run when nothing it rested on changed.
-    from skills_lsp.core.files.cache import cache_dir_for
-    from skills_lsp.core.files.config import find_config
+    from skills_lsp.core.files.cache import cache_dir_for, find_config
 
     config_file = explicit or find_config(Path(targets[0]))
     cache_dir = (
