@@ -4,46 +4,24 @@ statistics), `rules`, `rule CODE` and `init NAME`."""
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
+import io
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from skills_lsp.cli.common import UsageError, display, parse_codes, printable
-from skills_lsp.cli.output import (
-    Fixability,
-    gitlab_report,
-    sarif_log,
-    write_fixable,
-    write_fixes,
-    write_github,
-    write_json,
-    write_statistics,
-    write_text,
-)
-from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
-from skills_lsp.core.files.config import Config
-from skills_lsp.core.model import Finding, Severity
-from skills_lsp.core.parse.frontmatter import BOM, split_lines
-from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.baseline import Baseline, BaselineError, forget_lines, write_baseline
-from skills_lsp.core.rules.check import (
-    CheckResult,
-    check_paths,
-    default_cache_dir,
-    load_manifest,
-    workspace_root,
-)
-from skills_lsp.core.rules.fixing import FileFix, fix_file, fix_kind, write_atomically
-from skills_lsp.core.rules.listing import budget_variables
-from skills_lsp.core.rules.parallel import default_jobs
-from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.rules.reference import fix_kinds, rule_json, rule_text, rules_markdown
-from skills_lsp.core.workspace.settings import resolve_config
+from skills_lsp.cli import recheck
+from skills_lsp.cli.common import DeferredHelp, UsageError, display, parse_codes, printable, split_codes
+from skills_lsp.cli.recheck import RunRecord
 
+# The stages are imported by the commands that run them: a re-check answered from the saved run
+# imports none of them (see recheck.py).
 if TYPE_CHECKING:
     from skills_lsp.cli.common import Subparsers
+    from skills_lsp.core.files.config import Config
+    from skills_lsp.core.model import Finding
+    from skills_lsp.core.rules.baseline import Baseline
+    from skills_lsp.core.rules.check import CheckResult
+    from skills_lsp.core.rules.fixing import FileFix
 
 
 def register(sub: Subparsers) -> None:
@@ -57,7 +35,7 @@ def _add_check(sub: Subparsers) -> None:
     check.add_argument(
         "paths", nargs="*", metavar="PATH", help="workspace, skill directory or file (default: .)"
     )
-    check.add_argument("--profile", help=f"profile for every file ({', '.join(PROFILES)})")
+    check.add_argument("--profile", help=DeferredHelp(_profile_help))
     check.add_argument(
         "--select", help="comma-separated rule codes or prefixes to enable (replaces defaults)"
     )
@@ -113,9 +91,7 @@ def _add_check(sub: Subparsers) -> None:
     check.add_argument(
         "--cache-dir", help=f"cache directory (default: <config dir or target>/{'.skills-lsp-cache'})"
     )
-    check.add_argument(
-        "--jobs", type=int, default=default_jobs(), help="processes checking files (default: the CPU count)"
-    )
+    check.add_argument("--jobs", type=int, help="processes checking files (default: the CPU count)")
     check.set_defaults(func=cmd_check)
 
 
@@ -138,6 +114,14 @@ def _add_init(sub: Subparsers) -> None:
 
 
 EDITOR_ONLY_RULE = "SK704"  # competing descriptions: the editor and `overlap` score the workspace
+# Options that change neither the findings nor how they are printed: left out of a saved run's key.
+_NOT_IN_RUN_KEY = frozenset({"func", "paths", "jobs", "no_cache", "cache_dir", "config"})
+
+
+def _profile_help() -> str:
+    from skills_lsp.core.rules.profiles import PROFILES
+
+    return f"profile for every file ({', '.join(PROFILES)})"
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -157,9 +141,40 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.statistics and args.format not in ("text", "json"):
         # a report file written with `> report.json` would silently hold a text table
         raise UsageError(f"--statistics prints text or json, not {args.format}")
-    config, config_problems = resolve_config(targets, explicit)
-    selected = parse_codes(args.select, "--select")
-    extended = parse_codes(args.extend_select, "--extend-select")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
+    if args.no_cache or args.fix or args.diff or args.baseline or args.write_baseline:
+        return _check(args, targets, explicit, out, err, None)
+    # A run that only prints: answered from the saved run when nothing it rested on changed.
+    from skills_lsp.core.files.cache import cache_dir_for, find_config
+
+    config_file = explicit or find_config(Path(targets[0]))
+    cache_dir = (
+        Path(args.cache_dir)
+        if args.cache_dir
+        else cache_dir_for(targets, config_file.parent if config_file is not None else None)
+    )
+    options = {name: value for name, value in vars(args).items() if name not in _NOT_IN_RUN_KEY}
+    config_name = os.path.abspath(config_file) if config_file is not None else None
+    key = recheck.run_key(os.getcwd(), targets, options, config_name)
+    saved = recheck.load(cache_dir, key, os.environ)
+    if saved is not None:
+        _warn_editor_only(split_codes(args.select), split_codes(args.extend_select), err)
+        output, code = saved
+        recheck.write_output(output, out)
+        return code
+    record = RunRecord()
+    printed = io.StringIO()
+    code = _check(args, targets, explicit, printed, err, record)
+    out.write(printed.getvalue())
+    if record.cache_dir == cache_dir:
+        recheck.save(cache_dir, key, record, printed.getvalue(), code)
+    return code
+
+
+def _warn_editor_only(
+    selected: tuple[str, ...] | None, extended: tuple[str, ...] | None, err: TextIO
+) -> None:
     for option, codes in (("--select", selected), ("--extend-select", extended)):
         if EDITOR_ONLY_RULE in (codes or ()):
             # Selecting it here would do nothing, silently: it needs the scorer kept warm as a
@@ -168,6 +183,30 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"skills-lsp: warning: {option} {EDITOR_ONLY_RULE}: {EDITOR_ONLY_RULE} runs in the editor "
                 "(the language server) and in `skills-lsp overlap`, not in `check`\n"
             )
+
+
+def _check(
+    args: argparse.Namespace,
+    targets: list[str],
+    explicit: Path | None,
+    out: TextIO,
+    err: TextIO,
+    record: RunRecord | None,
+) -> int:
+    """The check itself; with `record`, what its output rests on is gathered there."""
+    from skills_lsp.core.files.discovery import WalkRecord
+    from skills_lsp.core.model import Severity
+    from skills_lsp.core.rules.baseline import Baseline, BaselineError, forget_lines, write_baseline
+    from skills_lsp.core.rules.check import check_paths, default_cache_dir, workspace_root
+    from skills_lsp.core.rules.listing import CLAUDE_BUDGET_VARIABLE, budget_variables
+    from skills_lsp.core.rules.parallel import default_jobs
+    from skills_lsp.core.rules.profiles import PROFILES
+    from skills_lsp.core.workspace.settings import resolve_config
+
+    config, config_problems = resolve_config(targets, explicit)
+    selected = parse_codes(args.select, "--select")
+    extended = parse_codes(args.extend_select, "--extend-select")
+    _warn_editor_only(selected, extended, err)
     config = config.with_overrides(
         select=selected,
         ignore=parse_codes(args.ignore, "--ignore"),
@@ -175,8 +214,6 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         respect_gitignore=args.respect_gitignore,
         budget_variables=budget_variables(os.environ),  # core reads no environment
     )
-    if args.jobs < 1:
-        raise UsageError("--jobs must be 1 or more")
     if args.profile and args.profile not in PROFILES:
         raise UsageError(f"unknown profile {args.profile!r}; choose one of {', '.join(PROFILES)}")
     baseline: Baseline | None = None
@@ -191,6 +228,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else (Path(args.cache_dir) if args.cache_dir else default_cache_dir(targets, config))
     )
     show_progress = args.format == "text" and err.isatty()
+    walk = WalkRecord() if record is not None else None
 
     def progress(done: int, total: int) -> None:
         err.write(f"\rChecking {done}/{total} files...")
@@ -207,11 +245,28 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             profile=args.profile,
             cache_dir=cache_dir,
             progress=progress if show_progress else None,
-            jobs=args.jobs,
+            jobs=args.jobs if args.jobs is not None else default_jobs(),
             workspace_files=lambda root, files: query_file_problems(root, config.query_file, files),
+            walk=walk,
         )
 
     result = run()
+    if record is not None and walk is not None:
+        from skills_lsp.core.routing.queries import query_file_paths
+
+        root = workspace_root(targets, config)
+        record.cache_dir = cache_dir
+        record.env = {CLAUDE_BUDGET_VARIABLE: os.environ.get(CLAUDE_BUDGET_VARIABLE)}
+        record.dirs.update(walk.dirs)
+        record.ignore_probes.extend(walk.probed)
+        record.probes.update(result.probes)
+        record.files.update(item.path for item in result.files)
+        paths = [root / config.tool_manifest, *query_file_paths(root, config.query_file, result.files)]
+        record.watched.update(map(os.fspath, paths))
+        if config.source is not None:
+            record.watched.add(os.fspath(config.source))
+        for target in targets:
+            record.watch_target(target)
     fixes: list[FileFix] = []
     if args.fix or args.diff:
         fixes = _fix(args, targets, config, result, baseline, err)
@@ -233,6 +288,35 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"Recorded {count} finding{'s' if count != 1 else ''} in {printable(args.write_baseline)}.\n"
         )
         return 0
+    _write_findings(args, result, reported, fixes, out, err)
+    if args.exit_zero:
+        return 0
+    return 1 if any(f.severity is Severity.ERROR for f in reported) else 0
+
+
+def _write_findings(
+    args: argparse.Namespace,
+    result: CheckResult,
+    reported: list[Finding],
+    fixes: list[FileFix],
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    import json
+
+    from skills_lsp.cli.output import (
+        Fixability,
+        gitlab_report,
+        sarif_log,
+        write_fixable,
+        write_fixes,
+        write_github,
+        write_json,
+        write_statistics,
+        write_text,
+    )
+    from skills_lsp.core.model import Severity
+
     threshold = Severity.parse(args.min_severity)
     shown = [f for f in reported if f.severity <= threshold]
     fixed = sum(len(f.applied) for f in fixes if f.changed)
@@ -258,7 +342,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out,
             fixed=0 if listed else fixed,
             fixability=Fixability.of(shown, args.unsafe_fixes),
-            in_baseline=len(result.findings) - len(reported) if baseline is not None else 0,
+            in_baseline=len(result.findings) - len(reported),
         )
     if args.show_fixes and not (args.fix and args.format == "text" and not args.statistics):
         stream = out if args.format == "text" and not args.statistics else err  # machine formats own stdout
@@ -266,9 +350,6 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             write_fixes(fixes, stream)
         else:
             write_fixable(shown, stream, args.unsafe_fixes)
-    if args.exit_zero:
-        return 0
-    return 1 if any(f.severity is Severity.ERROR for f in reported) else 0
 
 
 def _fix(
@@ -281,6 +362,10 @@ def _fix(
 ) -> list[FileFix]:
     """Fix (in memory) every file that has a finding `--fix` would fix; write them unless
     `--diff`. Only such files are read again, so a file without a finding is never touched."""
+    from skills_lsp.core.parse.frontmatter import BOM, split_lines
+    from skills_lsp.core.rules.check import load_manifest, workspace_root
+    from skills_lsp.core.rules.fixing import fix_file, fix_kind, write_atomically
+
     reported = baseline.new(result.findings) if baseline is not None else result.findings
     wanted = {f.path for f in reported if fix_kind(f, args.unsafe_fixes) is not None}
     if not wanted:
@@ -319,6 +404,10 @@ def _fix(
 
 def _write_diff(fixes: list[FileFix], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """`--diff`: a unified diff per file `--fix` would change; exit 1 when there is one."""
+    import difflib
+
+    from skills_lsp.cli.output import write_fixes
+
     for fix in fixes:
         name = display(fix.path)
         before = fix.before.decode("utf-8").splitlines(keepends=True)
@@ -336,6 +425,11 @@ def _write_diff(fixes: list[FileFix], args: argparse.Namespace, out: TextIO, err
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import json
+
+    from skills_lsp.core.rules import RULES
+    from skills_lsp.core.rules.reference import fix_kinds, rule_json, rules_markdown
+
     if args.format == "markdown":
         out.write(rules_markdown())
         return 0
@@ -353,6 +447,9 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.rules import RULES
+    from skills_lsp.core.rules.reference import rule_text
+
     r = RULES.get(args.code.upper())
     if r is None:
         raise UsageError(f"unknown rule {args.code!r}; see `skills-lsp rules`")
@@ -361,6 +458,8 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from skills_lsp.core.assist.scaffold import ScaffoldError, scaffold_skill
+
     base = Path(args.dir)
     if base.exists() and not base.is_dir():
         raise UsageError(f"--dir {printable(str(base))} is not a directory")

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from skills_lsp.core.files.config import Config
-from skills_lsp.core.routing.scorer import SCORERS
-from skills_lsp.core.rules import RULES
-from skills_lsp.core.rules.check import default_cache_dir
-from skills_lsp.core.workspace.settings import resolve_config
+from skills_lsp.core.files.cache import default_cache_dir
 
-if TYPE_CHECKING:  # the engine (numpy) is imported by the engine commands only
+if TYPE_CHECKING:  # the stages are imported by the commands that use them (a warm `check` uses none)
     from typing import TypeAlias
 
+    from skills_lsp.core.files.config import Config
     from skills_lsp.core.index.skill_index import SkillIndex
 
     # What each command module's register() adds its commands to.
@@ -29,10 +26,35 @@ class UsageError(Exception):
     """Bad command-line input: exit status 2."""
 
 
-def parse_codes(text: str | None, option: str) -> tuple[str, ...] | None:
+class DeferredHelp(str):
+    """An option's help text made when help is printed (argparse formats help with `%`): for
+    a text drawn from a table whose import a command should not pay for when it only runs."""
+
+    make: Callable[[], str]
+
+    def __new__(cls, make: Callable[[], str]) -> DeferredHelp:
+        help_text = super().__new__(cls, "(help)")
+        help_text.make = make
+        return help_text
+
+    def __mod__(self, params: Any) -> str:
+        text: str = self.make() % params
+        return text
+
+
+def split_codes(text: str | None) -> tuple[str, ...] | None:
+    """The rule codes or prefixes of a comma-separated option, as given (not checked)."""
     if text is None:
         return None
-    codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    return tuple(c.strip().upper() for c in text.split(",") if c.strip())
+
+
+def parse_codes(text: str | None, option: str) -> tuple[str, ...] | None:
+    from skills_lsp.core.rules import RULES
+
+    codes = split_codes(text)
+    if codes is None:
+        return None
     if not codes:
         raise UsageError(f"{option} needs at least one rule code or prefix, such as SK2 or SK401 (or ALL)")
     for code in codes:
@@ -92,6 +114,8 @@ def workspace_of(args: argparse.Namespace) -> tuple[Path, Config]:
     root = Path(positional or option or ".")
     if not root.is_dir():
         raise UsageError(f"not a directory: {root}")
+    from skills_lsp.core.workspace.settings import resolve_config
+
     config, _ = resolve_config([root])
     return root, config
 
@@ -128,6 +152,8 @@ def keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
 def attach_vectors(root: Path, config: Config, scorers: Sequence[str]) -> None:
     """Embedding scorers reuse the skill vectors kept in `root`'s cache folder (the one `check`
     uses); nothing to do for the others."""
+    from skills_lsp.core.routing.scorer import SCORERS
+
     if not any(SCORERS[s].extra == "semantic" for s in scorers if s in SCORERS):
         return
     from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
@@ -141,6 +167,8 @@ def tags(text: str | None) -> list[str]:
 
 def scorer_help(default: str) -> str:
     """The `--scorer` help text, from the scorer table."""
+    from skills_lsp.core.routing.scorer import SCORERS
+
     extras = [name for name, spec in SCORERS.items() if spec.extra]
     unit = [name for name, spec in SCORERS.items() if spec.unit_scale]
     return f"{', '.join(SCORERS)} ({default}); {', '.join(unit)} score 0..1" + (

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skills_lsp.core.files.cache import CONFIG_FILES as CONFIG_FILES  # found without this module
+from skills_lsp.core.files.cache import find_config as find_config
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
 from skills_lsp.core.files.ignore import GitIgnorePatterns, IgnoreFilter, valid_pattern
 from skills_lsp.core.model import Problem, Range, Severity
@@ -29,7 +31,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
 CONFIG_PROBLEM = "invalid-config"  # the rule that reports these (SK001)
 DEFAULT_TOOL_MANIFEST = "skill-tools.yaml"
 DEFAULT_QUERY_FILE = "skill-queries.yaml"
@@ -220,45 +221,6 @@ def _glob_problem(glob: str) -> str | None:
         return f"`{glob}` is not a valid gitignore pattern"
     if not len(GitIgnorePatterns.from_lines([glob])):
         return f"`{glob}` is blank or a comment and matches no file"
-    return None
-
-
-_PYPROJECT_TABLE = re.compile(
-    r"""^[ \t]*(?:\[[ \t]*)?tool[ \t]*\.[ \t]*(?:skills-lsp|"skills-lsp"|'skills-lsp')[ \t]*[.\]=]""",
-    re.MULTILINE,
-)
-
-
-def _declares_config(pyproject: Path) -> bool:
-    """Whether a pyproject.toml has a `tool.skills-lsp` table, in any spelling TOML allows
-    (`[tool.skills-lsp]`, `[tool."skills-lsp"]`, a dotted `tool.skills-lsp.key = ...`)."""
-    try:
-        text = pyproject.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    if "skills-lsp" not in text:  # cheap: most pyproject files never mention it
-        return False
-    try:
-        tool = tomllib.loads(text).get("tool")
-    except tomllib.TOMLDecodeError:  # still ours if it looks like it, so the error gets reported
-        return _PYPROJECT_TABLE.search(text) is not None
-    return isinstance(tool, dict) and "skills-lsp" in tool
-
-
-def find_config(start: Path) -> Path | None:
-    """The nearest `skills-lsp.toml`, or `pyproject.toml` with a `[tool.skills-lsp]` table,
-    in `start` or its parents."""
-    current = start.resolve()
-    if current.is_file():
-        current = current.parent
-    for directory in (current, *current.parents):
-        for name in CONFIG_FILES:
-            candidate = directory / name
-            if not candidate.is_file():
-                continue
-            if name == "pyproject.toml" and not _declares_config(candidate):
-                continue
-            return candidate
     return None
 
 

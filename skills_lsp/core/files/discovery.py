@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from skills_lsp.core.errors import InvalidSkillsRoot
@@ -91,8 +92,17 @@ def _sorted_unique(paths: Iterable[Path]) -> list[Path]:
 
 # Directories a walk listed, each with its mtime (ns) from a stat made before the listing, or -1
 # when the stat failed: what a cached listing checks to know the walk would find the same (an entry
-# added, removed or renamed in a directory changes its mtime). See index/listing.py.
+# added, removed or renamed in a directory changes its mtime). See files/frames.py.
 Visited = dict[str, int]
+
+
+@dataclass
+class WalkRecord:
+    """What walks listed (`dirs`, see `Visited`) and the ignore files and `.git` markers their
+    filters looked for (`probed`): what a cache of their result must find unchanged."""
+
+    dirs: Visited = field(default_factory=dict)
+    probed: list[str] = field(default_factory=list)
 
 
 def _list_dir(path: str, visited: Visited | None) -> list[os.DirEntry[str]]:

@@ -2,16 +2,9 @@
 language server read instead of parsing every skill again.
 
 Kept in the cache folder `check` uses (`default_cache_dir`), in a folder per workspace root
-(`store_dir`), one file per structure, each a frame:
-
-    MAGIC, key length (u32), key (the format, the package version and the document schema),
-    payload length (u64), SHA-256 of the payload, the payload (a pickle)
-
-A frame whose magic, key, length or checksum does not match is ignored and written again: a
-truncated, corrupt or foreign-version file is never trusted. The payload is read by an unpickler
-that only builds the few classes a frame holds (no arbitrary code from a file in the cache). Every
-write goes to a temporary file renamed into place, so a reader sees one whole frame or the
-previous one, and of two processes writing at once the last rename wins with a whole frame.
+(`store_dir`), one file per structure, each a frame (`files.frames`: checked, never trusted when
+truncated, corrupt or of another version, written atomically) keyed by the format, the package
+version and the document schema.
 
 The document store keys each file by its path, with its (size, mtime in ns, kind) stamp and the
 SHA-256 of its bytes: an unchanged stamp reuses the document without reading the file; a changed
@@ -24,11 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import os
-import pickle
-import struct
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,6 +25,10 @@ from typing import Any
 
 from skills_lsp._version import __version__
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH, Visited
+from skills_lsp.core.files.frames import MAGIC as MAGIC  # re-exported: the scorers save frames too
+from skills_lsp.core.files.frames import RACY_NS, listing_holds, probe
+from skills_lsp.core.files.frames import read_frame as read_frame
+from skills_lsp.core.files.frames import write_frame as write_frame
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
@@ -46,43 +39,12 @@ from skills_lsp.core.index.skill_index import (
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.frontmatter import read_limited
 
-MAGIC = b"SKLSPIX\x00"
 FORMAT = 2  # 2: documents without their bodies, which have a frame of their own
 DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
-_HEADER = struct.Struct("<Q32s")
 PROGRESS_STEPS = 50  # calls of a load's progress callback over its files
-_RACY_NS = 2_000_000_000  # stamps this close to the save are hashed again (see the module doc)
-
-# What a frame may hold besides builtins: documents, their kinds and paths, YAML dates, numpy arrays.
-_ALLOWED = {
-    ("skills_lsp.core.index.skill_index", "SkillDocument"),
-    ("skills_lsp.core.model", "FileKind"),
-    ("pathlib", "PosixPath"),
-    ("pathlib", "WindowsPath"),
-    ("pathlib", "Path"),
-    ("datetime", "date"),
-    ("datetime", "datetime"),
-    ("datetime", "timedelta"),
-    ("datetime", "timezone"),
-    ("numpy", "ndarray"),
-    ("numpy", "dtype"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("builtins", "bytearray"),
-    ("builtins", "set"),
-    ("builtins", "frozenset"),
-}
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) not in _ALLOWED:
-            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an index frame")
-        return super().find_class(module, name)
+_RACY_NS = RACY_NS  # stamps this close to the save are hashed again (see the module doc)
 
 
 def schema_key(kind: str) -> bytes:
@@ -90,78 +52,6 @@ def schema_key(kind: str) -> bytes:
     the fields of a document (a development change of SkillDocument invalidates old frames)."""
     fields = ",".join(f.name for f in dataclasses.fields(SkillDocument))
     return f"{kind}/{FORMAT}/{__version__}/{fields}".encode()
-
-
-def read_frame(path: Path, key: bytes) -> Any | None:
-    """The payload of the frame at `path`, or None when it is missing, foreign or damaged. The
-    payload is checked, then unpickled, straight from the file (never held twice in memory)."""
-    try:
-        with open(path, "rb") as handle:
-            prefix = MAGIC + struct.pack("<I", len(key)) + key
-            if handle.read(len(prefix)) != prefix:
-                return None
-            header = handle.read(_HEADER.size)
-            if len(header) != _HEADER.size:
-                return None
-            length, digest = _HEADER.unpack(header)
-            start = handle.tell()
-            if os.fstat(handle.fileno()).st_size - start != length:
-                return None
-            sha = hashlib.sha256()
-            while chunk := handle.read(1 << 20):
-                sha.update(chunk)
-            if sha.digest() != digest:
-                return None
-            handle.seek(start)
-            return _Unpickler(handle).load()
-    except OSError:
-        return None
-    except Exception:  # a checksum-valid frame that still fails to load is as good as missing
-        return None
-
-
-class _HashingWriter:
-    """A file object that hashes and counts what is written through it (the pickle is streamed
-    to disk, never held whole in memory)."""
-
-    def __init__(self, handle: io.BufferedWriter) -> None:
-        self.handle = handle
-        self.sha = hashlib.sha256()
-        self.length = 0
-
-    def write(self, data: Any) -> int:  # bytes, or a PickleBuffer for a large array (protocol 5)
-        view = memoryview(data).cast("B")
-        self.sha.update(view)
-        self.length += view.nbytes
-        return self.handle.write(view)
-
-
-def write_frame(path: Path, key: bytes, payload: Any) -> bool:
-    """Write a frame atomically (temporary file + rename); False when the folder is not writable."""
-    prefix = MAGIC + struct.pack("<I", len(key)) + key
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        gitignore = path.parent / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(prefix + _HEADER.pack(0, bytes(32)))  # filled in once the payload is out
-                writer = _HashingWriter(handle)
-                pickle.dump(payload, writer, protocol=pickle.HIGHEST_PROTOCOL)
-                handle.seek(len(prefix))
-                handle.write(_HEADER.pack(writer.length, writer.sha.digest()))
-            os.replace(tmp, path)
-        except Exception:  # not writable, or not picklable: a slower next run, not an error
-            os.unlink(tmp)
-            return False
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        return False
-    return True
 
 
 # One file's record: (size, mtime_ns, kind value, sha256 hex of its bytes or None, document or None)
@@ -297,22 +187,6 @@ class DocumentStore:
         return docs
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_size, info.st_mtime_ns
-
-
-def _probe(path: str) -> tuple[int, int] | bool | None:
-    """What an ignore filter read at `path`: for a `.git` marker whether it exists, for an
-    ignore file its (size, mtime in ns) stamp or None when missing."""
-    if os.path.basename(path) == ".git":
-        return os.path.exists(path)
-    return _stamp(path)
-
-
 def _listing_key(
     root: str | os.PathLike[str], roots: Sequence[str], max_depth: int, ignore: IgnoreFilter | None
 ) -> str:
@@ -320,35 +194,6 @@ def _listing_key(
     # working folder: the store's folder is per real root, where the same spelling finds the same files).
     fingerprint = ignore.fingerprint if ignore is not None and ignore.active else None
     return repr((os.fspath(root), tuple(roots), max_depth, fingerprint))
-
-
-def _listing_holds(payload: Any, key: str) -> bool:
-    """Whether a saved listing still describes the tree: every directory the walk listed has the
-    mtime it had before it was listed, and every ignore file and `.git` the filter looked for is
-    as it was. Stamps within `_RACY_NS` of the walk are not trusted (a change in the same clock
-    tick would keep them)."""
-    try:
-        if not isinstance(payload, dict) or payload.get("key") != key:
-            return False
-        trusted_before = payload["started"] - _RACY_NS
-        stat = os.stat
-        for path, mtime in payload["dirs"].items():
-            if mtime >= trusted_before:
-                return False
-            try:
-                now = stat(path).st_mtime_ns
-            except OSError:
-                now = -1
-            if now != mtime:
-                return False
-        for path, seen in payload["probes"]:
-            if isinstance(seen, tuple) and seen[1] >= trusted_before:
-                return False
-            if _probe(path) != seen:
-                return False
-        return True
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        return False
 
 
 def cached_workspace_files(
@@ -370,7 +215,7 @@ def cached_workspace_files(
     key = _listing_key(root, roots, max_depth, ignore)
     if file is not None:
         saved = read_frame(file, schema_key("listing"))
-        if saved is not None and _listing_holds(saved, key):
+        if saved is not None and listing_holds(saved, key):
             try:
                 return dict(zip(saved["paths"], map(FileKind, saved["kinds"]), strict=True))
             except (KeyError, TypeError, ValueError):
@@ -389,7 +234,7 @@ def cached_workspace_files(
         # An ignore file or `.git` missing from a listed directory would change its mtime by
         # appearing: only those that exist, or lie outside the walk, need a stat of their own.
         listed = {os.path.abspath(path) for path in dirs}
-        probes = [(path, _probe(path)) for path in probed]
+        probes = [(path, probe(path)) for path in probed]
         payload = {
             "key": key,
             "started": started,

@@ -203,17 +203,22 @@ def load_query_file(path: str | Path) -> tuple[list[QueryCase], list[Finding]]:
     return parse_query_file(text, str(file))
 
 
-def query_file_problems(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Finding]:
-    """SK003 of the workspace's test-query file (when there is one) and of each checked skill's
-    `evals/eval_queries.json`: what `check` reports of them, as the editor does (no scoring:
-    whether the cases pass is `skills-lsp test`'s question)."""
+def query_file_paths(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Path]:
+    """Where `query_file_problems` looks for test-query files (most of them do not exist)."""
     paths = [root / query_file]
     for item in files:
         if item.kind is FileKind.AGENT_SKILL:
             paths.append(Path(item.path).parent / "evals" / EVAL_QUERIES_FILE)
+    return paths
+
+
+def query_file_problems(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Finding]:
+    """SK003 of the workspace's test-query file (when there is one) and of each checked skill's
+    `evals/eval_queries.json`: what `check` reports of them, as the editor does (no scoring:
+    whether the cases pass is `skills-lsp test`'s question)."""
     found: list[Finding] = []
     seen: set[Path] = set()
-    for path in paths:
+    for path in query_file_paths(root, query_file, files):
         if path in seen or not path.is_file():
             continue
         seen.add(path)

@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skills_lsp._version import __version__
+from skills_lsp.core.files.cache import CACHE_DIR_NAME as CACHE_DIR_NAME
+from skills_lsp.core.files.cache import default_cache_dir as default_cache_dir
+from skills_lsp.core.files.cache import workspace_root as workspace_root
 from skills_lsp.core.files.config import Config
-from skills_lsp.core.files.discovery import discover_workspace, kind_of, path_sort_key
+from skills_lsp.core.files.discovery import WalkRecord, discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited, when_to_use
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
@@ -40,7 +43,6 @@ from skills_lsp.core.rules.validate import (
 )
 from skills_lsp.core.rules.workspace import NamedSkill, WorkspaceRun
 
-CACHE_DIR_NAME = ".skills-lsp-cache"
 _CACHE_FORMAT = 7  # bumped when what is cached changes (7: suppression comments, fixes' kinds, descriptions)
 _CONTENT_PROBE = "sha256:"
 _PROBE_READ_LIMIT = 1024 * 1024
@@ -62,6 +64,9 @@ class CheckResult:
     files: list[SkillFile] = field(default_factory=list)
     cached: int = 0  # files answered from the cache
     named: list[NamedSkill] = field(default_factory=list)  # what the workspace rules compared
+    # What the files' results rest on besides their content (with a cache only): does a path
+    # exist (bool), or a file's digest (its path prefixed `sha256:`). See `CheckCache`.
+    probes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:
@@ -154,9 +159,10 @@ def _finding_from_cache(path: str, row: list[Any]) -> Finding:
 
 
 def expand_targets(
-    targets: Sequence[str | os.PathLike[str]], config: Config
+    targets: Sequence[str | os.PathLike[str]], config: Config, walk: WalkRecord | None = None
 ) -> tuple[list[SkillFile], list[Finding]]:
-    """Files to check for each target: a workspace, a skill directory or a single file."""
+    """Files to check for each target: a workspace, a skill directory or a single file. With
+    `walk`, the directories listed and the ignore files looked for are recorded there."""
     files: dict[str, SkillFile] = {}
     problems: list[Finding] = []
     for target in targets:
@@ -169,8 +175,11 @@ def expand_targets(
                 files.setdefault(str(skill), SkillFile(str(skill), FileKind.AGENT_SKILL, str(path)))
                 continue
             ignore = config.ignore_filter(path)
-            for item in discover_workspace(path, config.roots_for(path), config.max_depth, ignore):
+            visited = walk.dirs if walk is not None else None
+            for item in discover_workspace(path, config.roots_for(path), config.max_depth, ignore, visited):
                 files.setdefault(item.path, item)
+            if walk is not None and ignore.active:
+                walk.probed.extend(ignore.probed)
         else:
             message = "Not a regular file or directory." if path.exists() else "No such file or directory."
             problems.append(unreadable(path, message))
@@ -186,15 +195,6 @@ class Manifest:
     registry: StaticToolRegistry | None = None
     digest: str = "-"
     path: Path | None = None
-
-
-def workspace_root(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
-    """Where workspace files (tool manifest, test queries) live: the config's folder, else the
-    first folder checked."""
-    if config.root is not None:
-        return config.root
-    first = Path(targets[0]) if targets else Path.cwd()
-    return first if first.is_dir() else first.parent
 
 
 def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
@@ -402,19 +402,6 @@ def finish_all(
     return finished
 
 
-def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
-    """Beside the config file; else at the root of the git checkout; else in the user's cache
-    folder. Never inside a skill directory, which may be zipped and shipped as it is."""
-    if config.root is not None:
-        return config.root / CACHE_DIR_NAME
-    start = workspace_root(targets, config).resolve()
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder / CACHE_DIR_NAME
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
-
-
 # Findings of files of the workspace that are not skills, given its root and checked files.
 WorkspaceFiles = Callable[[Path, Sequence[SkillFile]], list[Finding]]
 
@@ -428,11 +415,13 @@ def check_paths(
     progress: Progress | None = None,
     jobs: int = 1,
     workspace_files: WorkspaceFiles | None = None,
+    walk: WalkRecord | None = None,
 ) -> CheckResult:
     """Check every target. `cache_dir=None` disables the cache. `jobs` > 1 checks files in that
     many processes (parallel.py); the result is the same. `workspace_files` checks the files
-    beside the skills that a later stage reads (test queries, trigger evals)."""
-    files, problems = expand_targets(targets, config)
+    beside the skills that a later stage reads (test queries, trigger evals). `walk`: see
+    `expand_targets`."""
+    files, problems = expand_targets(targets, config, walk)
     root = workspace_root(targets, config)
     manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
@@ -460,6 +449,8 @@ def check_paths(
         # A worker process wrote its entry into its own copy of the cache: copy it back.
         if cache is not None and entry is not None and cache.entries.get(item.path) != entry:
             cache.put(item.path, entry)
+        if entry is not None:
+            result.probes.update(entry.get("probes", {}))
     result.findings.extend(workspace_findings(named, config, profile))
     result.findings = finish_all(result.findings, files, directives, config, profile)
     result.findings.sort(key=Finding.sort_key)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from skills_lsp.core.errors import ScorerUnavailable
+from skills_lsp.core.files.cache import default_cache_dir
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillIndex
@@ -15,7 +16,6 @@ from skills_lsp.core.index.store import load_cached_workspace_index
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, prepare
 from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, workspace_keys
-from skills_lsp.core.rules.check import default_cache_dir
 
 # Skills: below this every scorer is built, so that hovers compare them all. Cheap but for the
 # embedding scorers, whose first build embeds every skill (about 13 ms each with minilm, in the

@@ -1,0 +1,93 @@
+"""Where a run keeps its caches (the check results, the workspace index) and where its config file
+is: light enough for a warm command to find them before it imports the stages."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skills_lsp.core.files.config import Config
+
+CACHE_DIR_NAME = ".skills-lsp-cache"
+CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
+
+
+def workspace_root(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
+    """Where workspace files (tool manifest, test queries) live: the config's folder, else the
+    first folder checked."""
+    return root_of(targets, config.root)
+
+
+def root_of(targets: Sequence[str | os.PathLike[str]], config_root: Path | None) -> Path:
+    """`workspace_root` for a config kept in `config_root` (None: no config file)."""
+    if config_root is not None:
+        return config_root
+    first = Path(targets[0]) if targets else Path.cwd()
+    return first if first.is_dir() else first.parent
+
+
+def default_cache_dir(targets: Sequence[str | os.PathLike[str]], config: Config) -> Path:
+    """Beside the config file; else at the root of the git checkout; else in the user's cache
+    folder. Never inside a skill directory, which may be zipped and shipped as it is."""
+    return cache_dir_for(targets, config.root)
+
+
+def cache_dir_for(targets: Sequence[str | os.PathLike[str]], config_root: Path | None) -> Path:
+    """`default_cache_dir` for a config kept in `config_root` (None: no config file)."""
+    if config_root is not None:
+        return config_root / CACHE_DIR_NAME
+    start = root_of(targets, None).resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder / CACHE_DIR_NAME
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
+
+
+_PYPROJECT_TABLE = re.compile(
+    r"""^[ \t]*(?:\[[ \t]*)?tool[ \t]*\.[ \t]*(?:skills-lsp|"skills-lsp"|'skills-lsp')[ \t]*[.\]=]""",
+    re.MULTILINE,
+)
+
+
+def _declares_config(pyproject: Path) -> bool:
+    """Whether a pyproject.toml has a `tool.skills-lsp` table, in any spelling TOML allows
+    (`[tool.skills-lsp]`, `[tool."skills-lsp"]`, a dotted `tool.skills-lsp.key = ...`)."""
+    try:
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    if "skills-lsp" not in text:  # cheap: most pyproject files never mention it
+        return False
+    if sys.version_info >= (3, 11):  # imported here: most runs find no pyproject that mentions us
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:  # still ours if it looks like it, so the error gets reported
+        return _PYPROJECT_TABLE.search(text) is not None
+    return isinstance(tool, dict) and "skills-lsp" in tool
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `skills-lsp.toml`, or `pyproject.toml` with a `[tool.skills-lsp]` table,
+    in `start` or its parents."""
+    current = start.resolve()
+    if current.is_file():
+        current = current.parent
+    for directory in (current, *current.parents):
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            if name == "pyproject.toml" and not _declares_config(candidate):
+                continue
+            return candidate
+    return None

@@ -1,0 +1,185 @@
+"""Frames: files in a cache folder that are either whole and written by this code, or ignored.
+
+A frame is MAGIC, key length (u32), key (what must have written it: a format and the package
+version), payload length (u64), SHA-256 of the payload, the payload (a pickle). A frame whose
+magic, key, length or checksum does not match is ignored (and written again by its user): a
+truncated, corrupt or foreign-version file is never trusted. The payload is read by an unpickler
+that only builds the few classes a frame may hold (no arbitrary code from a file in the cache).
+Every write goes to a temporary file renamed into place, so a reader sees one whole frame or the
+previous one, and of two processes writing at once the last rename wins with a whole frame.
+
+Also what tells whether a saved walk of a tree still holds (`listing_holds`): this module imports
+nothing of the package, so a warm command can check a cache before it imports the stages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import struct
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"SKLSPIX\x00"
+_HEADER = struct.Struct("<Q32s")
+# Stamps (mtimes) this close to the moment a run started are not trusted: a change made in the same
+# clock tick could keep them (as in git's index).
+RACY_NS = 2_000_000_000
+
+# What a frame may hold besides builtins: documents, their kinds and paths, YAML dates, numpy arrays
+# (named, not imported: a class is imported only when a frame holds one).
+ALLOWED = {
+    ("skills_lsp.core.index.skill_index", "SkillDocument"),
+    ("skills_lsp.core.model", "FileKind"),
+    ("pathlib", "PosixPath"),
+    ("pathlib", "WindowsPath"),
+    ("pathlib", "Path"),
+    ("datetime", "date"),
+    ("datetime", "datetime"),
+    ("datetime", "timedelta"),
+    ("datetime", "timezone"),
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("builtins", "bytearray"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an index frame")
+        return super().find_class(module, name)
+
+
+def read_frame(path: Path, key: bytes, whole: bool = False) -> Any | None:
+    """The payload of the frame at `path`, or None when it is missing, foreign or damaged. The
+    payload is checked, then unpickled, straight from the file (never held twice in memory); or,
+    `whole`, read once into memory, checked and unpickled from there (faster, for a frame of
+    mostly bytes whose copy is wanted anyway)."""
+    try:
+        with open(path, "rb") as handle:
+            prefix = MAGIC + struct.pack("<I", len(key)) + key
+            if handle.read(len(prefix)) != prefix:
+                return None
+            header = handle.read(_HEADER.size)
+            if len(header) != _HEADER.size:
+                return None
+            length, digest = _HEADER.unpack(header)
+            start = handle.tell()
+            if os.fstat(handle.fileno()).st_size - start != length:
+                return None
+            if whole:
+                data = handle.read()
+                if len(data) != length or hashlib.sha256(data).digest() != digest:
+                    return None
+                return _Unpickler(io.BytesIO(data)).load()
+            sha = hashlib.sha256()
+            while chunk := handle.read(1 << 20):
+                sha.update(chunk)
+            if sha.digest() != digest:
+                return None
+            handle.seek(start)
+            return _Unpickler(handle).load()
+    except OSError:
+        return None
+    except Exception:  # a checksum-valid frame that still fails to load is as good as missing
+        return None
+
+
+class _HashingWriter:
+    """A file object that hashes and counts what is written through it (the pickle is streamed
+    to disk, never held whole in memory)."""
+
+    def __init__(self, handle: io.BufferedWriter) -> None:
+        self.handle = handle
+        self.sha = hashlib.sha256()
+        self.length = 0
+
+    def write(self, data: Any) -> int:  # bytes, or a PickleBuffer for a large array (protocol 5)
+        view = memoryview(data).cast("B")
+        self.sha.update(view)
+        self.length += view.nbytes
+        return self.handle.write(view)
+
+
+def write_frame(path: Path, key: bytes, payload: Any) -> bool:
+    """Write a frame atomically (temporary file + rename); False when the folder is not writable."""
+    prefix = MAGIC + struct.pack("<I", len(key)) + key
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        gitignore = path.parent / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+        import tempfile  # only writers pay for it
+
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(prefix + _HEADER.pack(0, bytes(32)))  # filled in once the payload is out
+                writer = _HashingWriter(handle)
+                pickle.dump(payload, writer, protocol=pickle.HIGHEST_PROTOCOL)
+                handle.seek(len(prefix))
+                handle.write(_HEADER.pack(writer.length, writer.sha.digest()))
+            os.replace(tmp, path)
+        except Exception:  # not writable, or not picklable: a slower next run, not an error
+            os.unlink(tmp)
+            return False
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+def stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def probe(path: str) -> tuple[int, int] | bool | None:
+    """What an ignore filter read at `path`: for a `.git` marker whether it exists, for an
+    ignore file its (size, mtime in ns) stamp or None when missing."""
+    if os.path.basename(path) == ".git":
+        return os.path.exists(path)
+    return stamp(path)
+
+
+def listing_holds(payload: Any, key: str) -> bool:
+    """Whether a saved listing still describes the tree: every directory the walk listed has the
+    mtime it had before it was listed, and every ignore file and `.git` the filter looked for is
+    as it was. Stamps within `RACY_NS` of the walk are not trusted (a change in the same clock
+    tick would keep them)."""
+    try:
+        if not isinstance(payload, dict) or payload.get("key") != key:
+            return False
+        trusted_before = payload["started"] - RACY_NS
+        stat = os.stat
+        for path, mtime in payload["dirs"].items():
+            if mtime >= trusted_before:
+                return False
+            try:
+                now = stat(path).st_mtime_ns
+            except OSError:
+                now = -1
+            if now != mtime:
+                return False
+        for path, seen in payload["probes"]:
+            if isinstance(seen, tuple) and seen[1] >= trusted_before:
+                return False
+            if probe(path) != seen:
+                return False
+        return True
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return False
