@@ -8,12 +8,16 @@ import asyncio
 import inspect
 import json
 import logging
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import unquote
 
+from pygls import IS_WASM
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -24,6 +28,7 @@ from skills_lsp.server.folder import FileRole, Folder
 from skills_lsp.server.positions import Codec
 from skills_lsp.server.protocol import SkillsProtocol
 from skills_lsp.server.state import State
+from skills_lsp.server.stdio import ChunkedStdinReader
 
 log = logging.getLogger("skills_lsp.server")
 
@@ -67,6 +72,32 @@ class SkillsLanguageServer(LanguageServer):
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[object]] = set()  # deferred actions still running
         self._snapshots: dict[str, Snapshot] = {}
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls' stdio server, reading stdin a chunk at a time (stdio.py) instead of a line at a
+        time through its thread pool; the rest as pygls' `_start_io_async` does it."""
+        if IS_WASM:
+            super().start_io(stdin, stdout)
+            return
+        self._stop_event = threading.Event()
+        reader = ChunkedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(
+                run_async(
+                    stop_event=self._stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=logging.getLogger("pygls.server"),
+                    error_handler=self.report_server_error,
+                )
+            )
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     def loading(self, path: Path) -> bool:
         """Whether `path` is in a folder a worker thread is loading and the server does not know

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 
@@ -14,6 +15,7 @@ from skills_lsp.server.folder import FileRole, same_file
 
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
+LENS_POLL_SECONDS = 0.005  # how often a skill's publication looks whether the lenses are done
 REFRESH_SECONDS = 0.3  # asking the client to re-pull everything waits for a pause in typing
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -62,9 +64,23 @@ async def settle(ls: SkillsLanguageServer, uri: str) -> None:
         await snapshot.folder.results_async()
 
 
+async def after_lenses(ls: SkillsLanguageServer, uri: str) -> None:
+    """Wait while the folder of a skill file scores its test queries for a request (code lenses
+    resolved after an edit): the skill's own diagnostics (SK704 embeds its description and ranks
+    it over every skill) would otherwise run in the middle, and every lens would wait for them.
+    Then one more turn of the event loop, so the requests that waited for the scores answer first."""
+    snapshot = ls.snapshot(uri)
+    if snapshot is None or snapshot.role is not FileRole.SKILL or not snapshot.folder.results_pending():
+        return
+    while snapshot.folder.results_pending():
+        await asyncio.sleep(LENS_POLL_SECONDS)
+    await asyncio.sleep(0)
+
+
 async def publish(ls: SkillsLanguageServer, uri: str) -> None:
     if client_pulls(ls):
         return
+    await after_lenses(ls, uri)
     await settle(ls, uri)
     document = ls.workspace.get_text_document(uri)
     ls.text_document_publish_diagnostics(

@@ -112,6 +112,7 @@ class Folder:
     _changes_of: dict[str, int] = field(default_factory=dict)
     _listing_bases: dict[tuple[str, str], tuple[int, ListingBase]] = field(default_factory=dict)
     _listed: tuple[int, list[tuple[str, ListedSkill]]] | None = None  # (changes, each skill's entry)
+    _awaiting_results: int = 0  # requests inside results_async
 
     def __post_init__(self) -> None:
         self.index.subscribe(self._count_change)
@@ -186,10 +187,19 @@ class Folder:
         """`results()` in steps of about `step_seconds`, yielding to the event loop between them so
         a `$/cancelRequest` is read and honoured (the request's task is cancelled at the next
         step). The queries scored before a cancel are kept for the next request."""
-        while not self.advance_results(step_seconds):
-            await asyncio.sleep(0)
+        self._awaiting_results += 1
+        try:
+            while not self.advance_results(step_seconds):
+                await asyncio.sleep(0)
+        finally:
+            self._awaiting_results -= 1
         assert self._results is not None
         return self._results
+
+    def results_pending(self) -> bool:
+        """Whether a request is scoring the test queries right now (a lens, a hover, the test-query
+        file's diagnostics): other work that can wait lets it finish first."""
+        return self._results is None and self._awaiting_results > 0
 
     def advance_results(self, seconds: float = float("inf")) -> bool:
         """Score further test queries for up to `seconds`; True once every one is scored."""

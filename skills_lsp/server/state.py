@@ -10,6 +10,7 @@ from typing import Any
 from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document
+from skills_lsp.core.routing.embedding import trim_heap
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
 from skills_lsp.core.rules.validate import code_matches, resolve_profile
@@ -32,6 +33,9 @@ class State:
 
     def load_folder(self, root: Path, progress: LoadProgress | None = None) -> Folder:
         folder = load_folder(root, self.settings, progress)
+        # What the load freed (bodies decoded for the vector keys, the vector file, the store's
+        # pickles) goes back to the system: 42 MiB of a server's 417 at 20,000 skills.
+        trim_heap()
         self.folders[str(root)] = folder
         self.generation += 1
         return folder

@@ -470,6 +470,30 @@ def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path
     assert [d.to_json() for d in load(root, cache)] == [d.to_json() for d in fresh]  # read from the files
 
 
+def test_bodies_are_read_from_the_store_each_time_and_never_kept(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    write_skill(root, "s9", skill("s9", "unicode body", "数据库 ünïcödé \U0001f600 body"))
+    fresh = load_workspace_index(root)
+    for index in (load(root, cache), load(root, cache)):  # the cold load that saves, then a warm one
+        assert [d.body for d in index] == [d.body for d in fresh]
+        assert all("body" not in doc.__dict__ for doc in index)  # read, not kept in memory
+    warm = load(root, cache)
+    assert [d.body for d in warm] == [d.body for d in fresh]
+    # A body whose bytes were damaged in the file is read from the skill's file again.
+    bodies = store_of(cache) / store.BODIES_FILE
+    data = bytearray(bodies.read_bytes())
+    at = data.rindex("ünïcödé".encode())
+    data[at] ^= 0x01
+    bodies.write_bytes(bytes(data))  # in place: the open file sees it
+    assert [d.body for d in warm] == [d.body for d in fresh]
+    # A store written again by another process (new content) leaves what is read alone.
+    other = load(root, cache)
+    write_skill(root, "s1", skill("s1", "changed", "another body"))
+    load(root, cache)
+    assert [d.body for d in other] == [d.body for d in fresh]
+
+
 def test_listing_of_a_relative_root_is_not_reused_from_another_working_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ The same fallback is also checked in-process on `State`, where the package can b
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import shutil
@@ -24,6 +25,7 @@ from lsp_helpers import execute, index_ends, opened, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from skills_lsp.core.index.skill_index import load_workspace_index
 from skills_lsp.core.routing import embedding, semantic
 from skills_lsp.core.routing.queries import run_cases
 from skills_lsp.core.routing.scorer import SCORERS, built_scorers
@@ -345,3 +347,30 @@ def test_a_skills_diagnostics_score_no_test_query(tmp_path: Path) -> None:
     state.findings(skill, text)
     assert folder.scorer == "hybrid"
     assert folder._results is None and folder._partial == []  # none of them was scored
+
+
+def test_a_warm_folder_keeps_no_body_in_memory_and_scores_as_a_fresh_index(tmp_path: Path) -> None:
+    """Bodies are read from the store's file when a scorer or rule asks (store.py), never kept."""
+    workspace = hybrid_workspace(tmp_path)
+    State().load_folder(workspace)  # the cold load saves the store
+    folder = State().load_folder(workspace)
+    fresh = load_workspace_index(workspace)
+    assert all("body" not in doc.__dict__ for doc in folder.index)
+    assert [d.body for d in folder.index] == [d.body for d in fresh]
+    expected = run_cases(fresh, folder.cases, scorer="hybrid")
+    assert [(r.passed, r.winner and r.winner.score) for r in folder.results()] == [
+        (r.passed, r.winner and r.winner.score) for r in expected
+    ]
+    assert all("body" not in doc.__dict__ for doc in folder.index)
+
+
+async def test_results_pending_while_a_request_scores_the_test_queries(tmp_path: Path) -> None:
+    """What a skill's debounced diagnostics wait for (diagnostics.after_lenses)."""
+    folder = State().load_folder(hybrid_workspace(tmp_path))
+    assert not folder.results_pending()
+    task = asyncio.ensure_future(folder.results_async(step_seconds=0.0))  # a step per query
+    await asyncio.sleep(0)
+    assert folder.results_pending()
+    results = await task
+    assert not folder.results_pending() and len(results) == len(folder.cases)
+    assert not folder.results_pending()  # scored: nothing to wait for

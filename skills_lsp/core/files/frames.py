@@ -19,6 +19,7 @@ import io
 import os
 import pickle
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,26 @@ def read_frame(path: Path, key: bytes, whole: bool = False) -> Any | None:
         return None
 
 
+def read_head(handle: io.BufferedReader, key: bytes) -> tuple[Any, int] | None:
+    """The payload of the frame at the start of `handle`, which more data may follow (what
+    write_frame's `tail` wrote), and the offset where that data begins; None when the frame is
+    foreign or damaged. The payload is read into memory: meant for a small table."""
+    try:
+        prefix = MAGIC + struct.pack("<I", len(key)) + key
+        header = handle.read(len(prefix) + _HEADER.size)
+        if header[: len(prefix)] != prefix or len(header) != len(prefix) + _HEADER.size:
+            return None
+        length, digest = _HEADER.unpack(header[len(prefix) :])
+        payload = handle.read(length)
+        if len(payload) != length or hashlib.sha256(payload).digest() != digest:
+            return None
+        return _Unpickler(io.BytesIO(payload)).load(), len(header) + length
+    except OSError:
+        return None
+    except Exception:  # a checksum-valid frame that still fails to load is as good as missing
+        return None
+
+
 class _HashingWriter:
     """A file object that hashes and counts what is written through it (the pickle is streamed
     to disk, never held whole in memory)."""
@@ -110,8 +131,11 @@ class _HashingWriter:
         return self.handle.write(view)
 
 
-def write_frame(path: Path, key: bytes, payload: Any) -> bool:
-    """Write a frame atomically (temporary file + rename); False when the folder is not writable."""
+def write_frame(
+    path: Path, key: bytes, payload: Any, tail: Callable[[io.BufferedWriter], None] | None = None
+) -> bool:
+    """Write a frame atomically (temporary file + rename); False when the folder is not writable.
+    `tail` writes what follows the frame in the same file (the index's bodies after their table)."""
     prefix = MAGIC + struct.pack("<I", len(key)) + key
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,6 +150,8 @@ def write_frame(path: Path, key: bytes, payload: Any) -> bool:
                 handle.write(prefix + _HEADER.pack(0, bytes(32)))  # filled in once the payload is out
                 writer = _HashingWriter(handle)
                 pickle.dump(payload, writer, protocol=pickle.HIGHEST_PROTOCOL)
+                if tail is not None:
+                    tail(handle)
                 handle.seek(len(prefix))
                 handle.write(_HEADER.pack(writer.length, writer.sha.digest()))
             os.replace(tmp, path)

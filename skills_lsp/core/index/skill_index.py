@@ -109,11 +109,11 @@ class SkillDocument:
 
         def __getattr__(self, name):
             # Only reached for an attribute that is not set: the body of a document from the
-            # persistent store, read on first use (store.py keeps bodies in their own frame).
+            # persistent store, read from its file each time it is asked for and not kept (store.py:
+            # 20,000 bodies are most of an index's memory, and few are read twice).
             loader = self.__dict__.get("_body_loader")
             if name == "body" and loader is not None:
-                body = self.__dict__["body"] = loader(self)
-                return body
+                return loader(self)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
         def __getstate__(self):

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import os
+import threading
 import time
+import weakref
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +30,7 @@ from typing import Any
 from skills_lsp._version import __version__
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH, Visited
 from skills_lsp.core.files.frames import MAGIC as MAGIC  # re-exported: the scorers save frames too
-from skills_lsp.core.files.frames import RACY_NS, listing_holds, probe
+from skills_lsp.core.files.frames import RACY_NS, listing_holds, probe, read_head
 from skills_lsp.core.files.frames import read_frame as read_frame
 from skills_lsp.core.files.frames import write_frame as write_frame
 from skills_lsp.core.files.ignore import IgnoreFilter
@@ -39,7 +43,7 @@ from skills_lsp.core.index.skill_index import (
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.frontmatter import read_limited
 
-FORMAT = 2  # 2: documents without their bodies, which have a frame of their own
+FORMAT = 3  # 2: documents without their bodies, which have a file of their own; 3: read one at a time
 DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
@@ -69,25 +73,82 @@ def _saved(record: Record) -> _SavedRecord:
     return size, mtime, kind, digest, state
 
 
+# Where a body lies in the bodies file: (offset after the table, length in bytes, CRC-32 of them).
+_BodyEntry = tuple[int, int, int]
+
+
+def write_bodies(path: Path, bodies: dict[tuple[str, str], str]) -> bool:
+    """The bodies file: a frame whose payload is the table of where each body lies, then every
+    body's UTF-8, so that one body is read without the others (168 million characters at 20,000
+    skills: a language server keeps none of them in memory). Each body is encoded twice (once for
+    the table, once to write it) rather than held encoded."""
+    table: dict[tuple[str, str], _BodyEntry] = {}
+    offset = 0
+    for key, body in bodies.items():
+        data = body.encode("utf-8", "surrogatepass")
+        table[key] = (offset, len(data), zlib.crc32(data))
+        offset += len(data)
+
+    def tail(handle: io.BufferedWriter) -> None:
+        for body in bodies.values():
+            handle.write(body.encode("utf-8", "surrogatepass"))
+
+    return write_frame(path, schema_key("bodies"), table, tail)
+
+
 class _Bodies:
-    """The bodies of a store's documents, read from their frame when the first one is asked for
-    (a warm `select` over saved postings never asks). Keyed by (path, content hash), so bodies
-    saved by another process for the same content serve as well. A body the frame lacks (the
-    frame damaged or replaced meanwhile) is read from the file again."""
+    """The bodies of a store's documents, read one at a time from their file (its table when the
+    first one is asked for: a warm `select` over saved postings never asks). Keyed by (path,
+    content hash), so bodies saved by another process for the same content serve as well. The file
+    stays open while documents need it: one that replaces it does not move what is read. A body the
+    file lacks or whose checksum fails (damaged meanwhile) is read from the skill's file again."""
 
     def __init__(self, file: Path) -> None:
         self.file = file
-        self.bodies: dict[tuple[str, str], str] | None = None
+        self.table: dict[tuple[str, str], _BodyEntry] | None = None
+        self.start = 0  # where the bodies begin
+        self.lock = threading.Lock()
+        try:  # opened now (its table read on first use): the file of the documents' own load
+            self.fd = os.open(file, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError:
+            self.fd = -1
+        else:
+            weakref.finalize(self, os.close, self.fd)
+
+    def _open(self) -> None:
+        """Read the table (checked against its SHA-256); an empty one when it is missing or damaged."""
+        table: Any = None
+        if self.fd >= 0:
+            with os.fdopen(os.dup(self.fd), "rb") as handle:
+                head = read_head(handle, schema_key("bodies"))
+            if head is not None:
+                table, self.start = head
+        self.table = table if isinstance(table, dict) else {}
+
+    def _read(self, offset: int, length: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self.fd, length, self.start + offset)
+        with self.lock:  # no positional read (Windows): one seek and read at a time
+            os.lseek(self.fd, self.start + offset, os.SEEK_SET)
+            return os.read(self.fd, length)
 
     def __call__(self, doc: SkillDocument) -> str:
-        if self.bodies is None:
-            payload = read_frame(self.file, schema_key("bodies"))
-            self.bodies = payload if isinstance(payload, dict) else {}
-        body = self.bodies.get((os.fspath(doc.path), doc.hash))
-        if body is None:
-            fresh = read_workspace_document(Path(doc.path), doc.kind)
-            body = fresh.body if fresh is not None else ""
-        return body
+        if self.table is None:
+            with self.lock:
+                if self.table is None:
+                    self._open()
+        assert self.table is not None
+        entry = self.table.get((os.fspath(doc.path), doc.hash))
+        if entry is not None and isinstance(entry, tuple) and len(entry) == 3:
+            offset, length, crc = entry
+            try:
+                data = self._read(offset, length)
+                if len(data) == length and zlib.crc32(data) == crc:
+                    return data.decode("utf-8", "surrogatepass")
+            except (OSError, UnicodeDecodeError, TypeError, ValueError):
+                pass
+        fresh = read_workspace_document(Path(doc.path), doc.kind)
+        return fresh.body if fresh is not None else ""
 
 
 def _document(state: dict[str, Any], bodies: _Bodies) -> SkillDocument:
@@ -163,8 +224,16 @@ class DocumentStore:
         # The bodies first: a reader of the new documents finds their bodies (the old frame's
         # serve the documents that did not change, by content hash).
         bodies = {(os.fspath(r[4].path), r[4].hash): r[4].body for r in records.values() if r[4] is not None}
-        if not write_frame(self.file.parent / BODIES_FILE, schema_key("bodies"), bodies):
+        if not write_bodies(self.file.parent / BODIES_FILE, bodies):
             return False
+        del bodies
+        # From now on each body is read from the file when asked for, not kept (see _Bodies).
+        loader = _Bodies(self.file.parent / BODIES_FILE)
+        for record in records.values():
+            doc = record[4]
+            if doc is not None:
+                doc.__dict__.pop("body", None)
+                doc.__dict__["_body_loader"] = loader
         self.records, self.order = records, order
         self.saved_ns = time.time_ns()
         saved = {path: _saved(record) for path, record in records.items()}

@@ -443,6 +443,7 @@ class Statistics:
 # (relative error about 1e-7) and rounded to 6 decimals (0.5e-6 either side).
 _ROUNDING = 1e-5
 FIELDS = ("name", "description", "tags", "body")
+_CONTRIBUTION_BYTES = 8 << 20  # cached word contributions, at most
 TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
@@ -501,6 +502,7 @@ class Bm25fSearch(SlottedSearch):
         # the average lengths) are what they were when cached; a change drops the words it touched.
         self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
         self._cached_for: tuple[int, tuple[float, ...]] | None = None
+        self._contribution_bytes = 0
         self._norms: list[np.ndarray[Any, Any]] | None = None
         self._frequencies: dict[str, int] = {}  # live document frequency per word, kept like the above
 
@@ -700,6 +702,7 @@ class Bm25fSearch(SlottedSearch):
         key = (self._live, tuple(self._totals))
         if key != self._cached_for:
             self._contributions.clear()
+            self._contribution_bytes = 0
             self._norms = None
             self._cached_for = key
         cached = self._contributions.get(word)
@@ -726,9 +729,15 @@ class Bm25fSearch(SlottedSearch):
         contribution = self._contribution(
             all_counts[:, live], [norms[f][slots] for f in range(len(FIELDS))], self._idf(len(slots))
         )
-        if len(self._contributions) > 50_000:  # bounded: a long session sees many words
+        # Bounded by size: a common word's postings cover thousands of skills, and an editor's
+        # first run of 100 test queries cached 32 MiB of them at 20,000 skills (kept until the
+        # next edit, for nothing: the kept scores of hybrid do not ask again).
+        size = slots.nbytes + contribution.nbytes
+        if self._contribution_bytes + size > _CONTRIBUTION_BYTES or len(self._contributions) > 50_000:
             self._contributions.clear()
+            self._contribution_bytes = 0
         self._contributions[word] = (slots, contribution)
+        self._contribution_bytes += size  # an upper bound: words dropped one by one are not subtracted
         return slots, contribution
 
     def _contribution(

@@ -53,8 +53,10 @@ class HybridSearch:
 
     def __init__(self, index: SkillIndex, weight: float = HYBRID_BM25F_WEIGHT) -> None:
         self.weight = weight
-        self.lexical: Bm25fSearch = bm25f_for(index)
+        # The model first: onnxruntime's peak while it optimises the graph (about 55 MiB over what
+        # it keeps) then comes before bm25f's postings are in memory, not on top of them.
         self.semantic = semantic_for(index)
+        self.lexical: Bm25fSearch = bm25f_for(index)
         self._alignment: np.ndarray[Any, np.dtype[np.int64]] | None = None
         self._lexical_slots = 0  # bm25f's slot count when the alignment was last right
         # Per request, approximate scores kept between edits (an editor re-runs its test queries

@@ -209,7 +209,10 @@ class SemanticSearch(SlottedSearch):
         needed = len(self._slots) + len(docs)
         if needed > len(self._matrix):
             # A quarter more each time: amortised appends without doubling 20,000 x 1 KiB rows.
-            size = max(needed, len(self._matrix) + len(self._matrix) // 4 + 64)
+            # The first build leaves room for an editor's upserts (rows never written stay
+            # unmapped zeros): growing copies the whole matrix, 30 MiB more at 20,000 skills.
+            spare = needed // 64 + 64 if not len(self._matrix) else 0
+            size = max(needed + spare, len(self._matrix) + len(self._matrix) // 4 + 64)
             grown = np.zeros((size, self.model.dimensions), np.float32)
             grown[: len(self._slots)] = self._matrix[: len(self._slots)]
             self._matrix = grown
