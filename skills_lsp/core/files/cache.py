@@ -9,10 +9,21 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from skills_lsp.core.files.config import Config
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+
+class Config(Protocol):
+    """What these functions read of a config (files/config.Config): where its file is. A protocol,
+    not an import, because config imports this module."""
+
+    @property
+    def root(self) -> Path | None: ...
+
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
 CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
@@ -65,10 +76,6 @@ def _declares_config(pyproject: Path) -> bool:
         return False
     if "skills-lsp" not in text:  # cheap: most pyproject files never mention it
         return False
-    if sys.version_info >= (3, 11):  # imported here: most runs find no pyproject that mentions us
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
         tool = tomllib.loads(text).get("tool")
     except tomllib.TOMLDecodeError:  # still ours if it looks like it, so the error gets reported

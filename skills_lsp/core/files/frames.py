@@ -19,6 +19,7 @@ import io
 import os
 import pickle
 import struct
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -142,8 +143,6 @@ def write_frame(
         gitignore = path.parent / ".gitignore"
         if not gitignore.exists():
             gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
-        import tempfile  # only writers pay for it
-
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
