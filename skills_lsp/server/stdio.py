@@ -7,7 +7,8 @@ code lens and 100 resolves cost 85-100 ms of server CPU that way (20,000 skills,
 of a round when nothing changed. This reader takes whatever the pipe holds (up to 64 KiB, one
 blocking `read1` in the same thread pool) and serves header lines and bodies from that buffer;
 the message loop and framing stay pygls' own (`pygls.io_.run_async`), so every message is read
-and handled exactly as before, in order.
+and handled exactly as before, in order, and each read yields to the event loop once, as a read
+that waits did.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ class ChunkedStdinReader:
 
     async def readline(self) -> bytes:
         """One line with its b"\\n", or what is left at end of input (b"" when nothing is)."""
+        # Yield to the loop first, as a read that waits would: a handler the last message started
+        # as a task (a watched-file change, say) runs to its first await before the next message
+        # is handled, so a request sent after a notification sees what the notification changed.
+        await asyncio.sleep(0)
         searched = 0
         while (end := self.buffer.find(b"\n", searched)) < 0:
             searched = len(self.buffer)
