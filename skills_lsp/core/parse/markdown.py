@@ -29,6 +29,7 @@ import threading
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
@@ -150,6 +151,9 @@ def _recording_reference_rule(rule: _BlockRule) -> _BlockRule:
 
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark")
+    # A pure function of the URL, called twice per link (by the link rule, then to tell a
+    # link's own destination): each result is kept.
+    md.normalizeLink = lru_cache(maxsize=4096)(md.normalizeLink)  # type: ignore[method-assign]
     # Only the block structure is parsed in one go; each inline text is parsed by
     # `find_references` itself, so it knows which block the recorded offsets belong to.
     md.core.ruler.disable(["inline", "text_join"])
@@ -292,11 +296,12 @@ _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _BULLET = re.compile(r"[-*+][ \t]+[^ \t]")
 _ORDERED = re.compile(r"(\d{1,9})[.)][ \t]+[^ \t]")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_ITEM_LEADS = frozenset("-*+0123456789")
 
 
 def _list_item(line: str) -> re.Match[str] | None:
     """An unindented list item that is not empty (a thematic break such as `- - -` is none)."""
-    if _RULE.match(line):
+    if line[:1] not in _ITEM_LEADS or _RULE.match(line):
         return None
     return _BULLET.match(line) or _ORDERED.match(line)
 
@@ -359,10 +364,16 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     for number, line in enumerate(lines):
         if "\r" in line or "\0" in line:
             return cuts
-        if line[:1] in _LETTERS and fence is None and not blank and not closed_top_level:
-            # Most lines: a paragraph's, never a cut (bar the first line), a fence or HTML,
-            # and unindented, so in no list item: what the steps below would find, sooner.
+        if line[:1] in _LETTERS and fence is None:
+            # Most lines: a paragraph's, a cut only after a blank line or a closed fence, never
+            # a fence or HTML, unindented so in no list item: what the steps below find, sooner.
+            if blank or closed_top_level:
+                if closed_top_level and code_start is not None:
+                    cuts.code.add(code_start)
+                if number:
+                    cuts.starts.append(number)
             item_indent = code_start = None
+            blank = closed_top_level = False
             continue
         if (
             fence is not None
