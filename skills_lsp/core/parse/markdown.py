@@ -239,8 +239,13 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 
 def _may_refer(text: str) -> bool:
     """Whether `text` can hold a reference at all: a link needs `](` or a `]:` definition, a bare
-    path its folder and a separator. Plain substring tests, far cheaper than a parse."""
-    return any(marker in text for marker in _MARKERS)
+    path its folder and a separator. Plain substring tests, far cheaper than a parse; most text
+    has no `]`, `/` or `\\` at all, so those three are looked for first."""
+    if "]" in text and ("](" in text or "]:" in text):
+        return True
+    if "/" not in text and "\\" not in text:
+        return False
+    return any(start in text for start in _BARE_STARTS)
 
 
 def _text_to_parse(lines: list[str]) -> str:
@@ -385,7 +390,7 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
             # 4 or more (`_NOT_CODE_LEAD` holds "", so a blank line is not taken here).
             blank = False
             continue
-        column, chars = _indent(line)
+        column, chars = _indent(line) if line[:1] in " \t" else (0, 0)
         rest = line[chars:]
         if not rest:
             blank = True
