@@ -88,6 +88,12 @@ _BLOCK_LINES = [
     "<div>",
     "</div>",
     "<!-- c -->",
+    "<!--",
+    "<!-- scripts/in-comment.py",
+    "-->",
+    "a --> [b](references/b.md)",
+    " <!--",
+    "<!-->",
     "---",
     "===",
     "***",
@@ -113,6 +119,10 @@ def _doc_body(lines: list[str]) -> str:
 @example(["- a", "```", "x[i]: y", "scripts/in-code.py", "```", "[ref]"])
 @example(["- a", "  ```", "foo", "  ```", "", "scripts/in-code.py", "```"])  # two readings of the fence
 @example(["```", "code", "    ```", "\tscripts/in-code.py", "```", "", "scripts/out.py"])
+@example(["<!-- a", "", "scripts/in-comment.py", "x -->", "scripts/out.py", "", "[b](references/b.md)"])
+@example(["text", "<!--", "", "scripts/after-a-paragraph.py", "-->", "", "scripts/out.py"])
+@example(["<!-- a -->", "- [ref]", "", "[ref]: scripts/r.py"])
+@example(["- a", "  <!--", "", "```", "scripts/in-code.py", "-->", "scripts/also-in-code.py", "```"])
 def test_the_shortcuts_give_the_references_of_one_parse(lines: list[str]) -> None:
     doc = parse_text(HEAD + _doc_body(lines))
     assert find_references(doc) == _find_references(doc, split=False)

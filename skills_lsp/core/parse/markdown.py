@@ -355,13 +355,16 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     0 is a top-level fence and ends at its closing fence (the line after it starts a new block,
     and the piece it makes is code); one indented 1-3 columns is either top-level or inside a
     list item, and both readings agree on where it ends as long as no later line is less
-    indented than it (else nothing further is cut). Any line that may start an HTML block, a
-    carriage return or a NUL (which markdown-it rewrites) also stops the cutting."""
+    indented than it (else nothing further is cut). A comment (`<!--`) that starts a top-level
+    block runs to the line holding `-->`, and the line after starts a new block; any other line
+    that may start an HTML block, a carriage return or a NUL (which markdown-it rewrites) stops
+    the cutting."""
     cuts = _Cuts([], set())
     fence: tuple[str, int] | None = None  # the open fence's marker and length
     fence_indent = 0
     blank = False
-    closed_top_level = False  # the line before closed a fence opened in column 0
+    comment = False  # inside a top-level HTML comment block
+    closed_top_level = False  # the line before closed a fence or comment block opened in column 0
     code_start: int | None = None  # where the piece of the open top-level fence starts
     # The content column of the list item the last cut started, while every line since is
     # indented that far (so belongs to it): None when the cut started anything else.
@@ -369,6 +372,10 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     for number, line in enumerate(lines):
         if "\r" in line or "\0" in line:
             return cuts
+        if comment:  # an HTML comment block runs to the line holding `-->`, blank lines and all
+            if "-->" in line:
+                comment, closed_top_level, blank = False, True, False
+            continue
         if line[:1] in _LETTERS and fence is None:
             # Most lines: a paragraph's, a cut only after a blank line or a closed fence, never
             # a fence or HTML, unindented so in no list item: what the steps below find, sooner.
@@ -416,7 +423,14 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
             item_indent = None
         closed_top_level = False
         if column <= 3 and rest[0] == "<":
-            return cuts
+            if not (cut and column == 0 and rest.startswith("<!--")):
+                return cuts
+            # A top-level comment block (HTML block type 2): the line after its end starts a
+            # new block, as after a closed fence, but it is not code.
+            comment = "-->" not in line
+            closed_top_level = not comment
+            blank = False
+            continue
         if column <= 3:
             fence = _fence_opening(rest)
             fence_indent = column
