@@ -338,6 +338,7 @@ def _starts_block(line: str, blank_before: bool, in_item: bool) -> bool:
 
 
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_PLAIN_LEADS = _LETTERS | frozenset("|")  # with non-ASCII characters: lead no block
 _NOT_CODE_LEAD = frozenset(("", "`", "~"))
 
 
@@ -376,7 +377,7 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
             if "-->" in line:
                 comment, closed_top_level, blank = False, True, False
             continue
-        if line[:1] in _LETTERS and fence is None:
+        if fence is None and (line[:1] in _PLAIN_LEADS or line[:1] > "\x7f"):
             # Most lines: a paragraph's, a cut only after a blank line or a closed fence, never
             # a fence or HTML, unindented so in no list item: what the steps below find, sooner.
             if blank or closed_top_level:
@@ -529,12 +530,17 @@ def _blocks(text: str, first: int, env: dict[str, Any]) -> list[_Block]:
 # A line starting with one of these (and not with a fence) starts a paragraph and cannot
 # interrupt one: no block (heading, list item, block quote, HTML, fence, break, setext
 # underline, indented code) starts with it, and a definition needs a `]:`.
-_PARAGRAPH_START = _LETTERS | frozenset("[!`")
+_PARAGRAPH_START = _LETTERS | frozenset("[!`|")
 _SIMPLE_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) (?=[^ \t])")
 
 
 def _paragraph_line(line: str) -> bool:
-    return line[:1] in _PARAGRAPH_START and not line.startswith("```")
+    lead = line[:1]
+    if lead in _PARAGRAPH_START or lead > "\x7f":  # no block starts with a non-ASCII character
+        return not line.startswith("```")
+    # `**bold**` and the like: a `*` with no blank after it is no bullet, and unless the line is
+    # a thematic break (`** *`), nothing else
+    return lead == "*" and line[1:2] not in ("", " ", "\t") and _RULE.match(line) is None
 
 
 def _simple_blocks(piece: str, first: int) -> list[_Block] | None:
