@@ -15,7 +15,11 @@ mapped back to the source line and column.
 
 Parsing is the cost (markdown-it-py is pure Python), so a body is cut at lines where every
 block before has ended (`_top_level_starts`), and only the pieces that may hold a reference are
-parsed, each alone: the same blocks, found for a fraction of the text.
+parsed, each alone: the same blocks, found for a fraction of the text. A body with a `]:` is cut
+too: every piece's blocks are read (definitions included) before any piece's links are resolved,
+as one parse reads them. A piece that is one plain paragraph, or one single-line list item, does
+not go through markdown-it's block parser at all (`_simple_blocks`): its text is what that
+parser would give, and only its inline text is parsed, when it has a bracket.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import threading
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
@@ -146,6 +151,9 @@ def _recording_reference_rule(rule: _BlockRule) -> _BlockRule:
 
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark")
+    # A pure function of the URL, called twice per link (by the link rule, then to tell a
+    # link's own destination): each result is kept.
+    md.normalizeLink = lru_cache(maxsize=4096)(md.normalizeLink)  # type: ignore[method-assign]
     # Only the block structure is parsed in one go; each inline text is parsed by
     # `find_references` itself, so it knows which block the recorded offsets belong to.
     md.core.ruler.disable(["inline", "text_join"])
@@ -231,8 +239,13 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 
 def _may_refer(text: str) -> bool:
     """Whether `text` can hold a reference at all: a link needs `](` or a `]:` definition, a bare
-    path its folder and a separator. Plain substring tests, far cheaper than a parse."""
-    return any(marker in text for marker in _MARKERS)
+    path its folder and a separator. Plain substring tests, far cheaper than a parse; most text
+    has no `]`, `/` or `\\` at all, so those three are looked for first."""
+    if "]" in text and ("](" in text or "]:" in text):
+        return True
+    if "/" not in text and "\\" not in text:
+        return False
+    return any(start in text for start in _BARE_STARTS)
 
 
 def _text_to_parse(lines: list[str]) -> str:
@@ -288,11 +301,12 @@ _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _BULLET = re.compile(r"[-*+][ \t]+[^ \t]")
 _ORDERED = re.compile(r"(\d{1,9})[.)][ \t]+[^ \t]")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_ITEM_LEADS = frozenset("-*+0123456789")
 
 
 def _list_item(line: str) -> re.Match[str] | None:
     """An unindented list item that is not empty (a thematic break such as `- - -` is none)."""
-    if _RULE.match(line):
+    if line[:1] not in _ITEM_LEADS or _RULE.match(line):
         return None
     return _BULLET.match(line) or _ORDERED.match(line)
 
@@ -323,6 +337,11 @@ def _starts_block(line: str, blank_before: bool, in_item: bool) -> bool:
     return in_item or item.lastindex is None or int(item.group(1)) == 1
 
 
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_PLAIN_LEADS = _LETTERS | frozenset("|")  # with non-ASCII characters: lead no block
+_NOT_CODE_LEAD = frozenset(("", "`", "~"))
+
+
 class _Cuts(NamedTuple):
     starts: list[int]  # lines where a piece starts (0 is implied)
     code: set[int]  # the starts of pieces that are one top-level fenced code block (and blanks)
@@ -337,13 +356,16 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     0 is a top-level fence and ends at its closing fence (the line after it starts a new block,
     and the piece it makes is code); one indented 1-3 columns is either top-level or inside a
     list item, and both readings agree on where it ends as long as no later line is less
-    indented than it (else nothing further is cut). Any line that may start an HTML block, a
-    carriage return or a NUL (which markdown-it rewrites) also stops the cutting."""
+    indented than it (else nothing further is cut). A comment (`<!--`) that starts a top-level
+    block runs to the line holding `-->`, and the line after starts a new block; any other line
+    that may start an HTML block, a carriage return or a NUL (which markdown-it rewrites) stops
+    the cutting."""
     cuts = _Cuts([], set())
     fence: tuple[str, int] | None = None  # the open fence's marker and length
     fence_indent = 0
     blank = False
-    closed_top_level = False  # the line before closed a fence opened in column 0
+    comment = False  # inside a top-level HTML comment block
+    closed_top_level = False  # the line before closed a fence or comment block opened in column 0
     code_start: int | None = None  # where the piece of the open top-level fence starts
     # The content column of the list item the last cut started, while every line since is
     # indented that far (so belongs to it): None when the cut started anything else.
@@ -351,7 +373,32 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     for number, line in enumerate(lines):
         if "\r" in line or "\0" in line:
             return cuts
-        column, chars = _indent(line)
+        if comment:  # an HTML comment block runs to the line holding `-->`, blank lines and all
+            if "-->" in line:
+                comment, closed_top_level, blank = False, True, False
+            continue
+        if fence is None and (line[:1] in _PLAIN_LEADS or line[:1] > "\x7f"):
+            # Most lines: a paragraph's, a cut only after a blank line or a closed fence, never
+            # a fence or HTML, unindented so in no list item: what the steps below find, sooner.
+            if blank or closed_top_level:
+                if closed_top_level and code_start is not None:
+                    cuts.code.add(code_start)
+                if number:
+                    cuts.starts.append(number)
+            item_indent = code_start = None
+            blank = closed_top_level = False
+            continue
+        if (
+            fence is not None
+            and fence_indent == 0
+            and line[:1] not in _NOT_CODE_LEAD
+            and (line[:1] not in " \t" or (line.startswith("    ") and line.strip(" \t")))
+        ):
+            # A line of a column-0 fence's code that cannot close it: unindented, or indented
+            # 4 or more (`_NOT_CODE_LEAD` holds "", so a blank line is not taken here).
+            blank = False
+            continue
+        column, chars = _indent(line) if line[:1] in " \t" else (0, 0)
         rest = line[chars:]
         if not rest:
             blank = True
@@ -377,7 +424,14 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
             item_indent = None
         closed_top_level = False
         if column <= 3 and rest[0] == "<":
-            return cuts
+            if not (cut and column == 0 and rest.startswith("<!--")):
+                return cuts
+            # A top-level comment block (HTML block type 2): the line after its end starts a
+            # new block, as after a closed fence, but it is not code.
+            comment = "-->" not in line
+            closed_top_level = not comment
+            blank = False
+            continue
         if column <= 3:
             fence = _fence_opening(rest)
             fence_indent = column
@@ -392,9 +446,9 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
 def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
     """(first line, text) of the parts of `text` that may hold a reference, each parseable alone.
 
-    With a `]:` anywhere the whole text is one part: a definition may serve a link anywhere."""
-    if "]:" in text:
-        return [(0, text)]
+    With a `]:` in the text a definition may serve a link anywhere, so a part with a bracket
+    is kept too (`[x][ref]`, `[ref]`): its links resolve once every part's blocks are read."""
+    definitions = "]:" in text
     count = text.count("\n") + 1
     cuts = _top_level_starts(lines[:count])
     bounds = [0, *cuts.starts, count]
@@ -403,7 +457,7 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
         if first in cuts.code:  # a fenced code block: examples, not references
             continue
         piece = "\n".join(lines[first:end])
-        if _may_refer(piece):
+        if _may_refer(piece) or (definitions and "[" in piece):
             pieces.append((first, piece))
     return pieces
 
@@ -411,6 +465,12 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
 def find_references(doc: Document) -> list[Reference]:
     """The references of `doc`'s body, parsing only the parts of it that may hold one."""
     return _find_references(doc, split=True)
+
+
+class _Block(NamedTuple):
+    content: str  # the text markdown-it gives the block (an inline's, or an HTML block's)
+    line: int  # its first line in the body
+    html: bool
 
 
 def _find_references(doc: Document, split: bool) -> list[Reference]:
@@ -426,16 +486,22 @@ def _find_references(doc: Document, split: bool) -> list[Reference]:
     env: dict[str, Any] = {}
     refs: list[Reference] = []
     try:
+        # Every piece's blocks first, as one parse reads all definitions before any inline text.
+        blocks: list[_Block] = []
         for first, piece in pieces:
-            _piece_references(piece, first, lines, start_line, env, refs)
+            simple = _simple_blocks(piece, first) if split else None
+            blocks.extend(simple if simple is not None else _blocks(piece, first, env))
+        definitions = bool(env.get("references"))
+        for block in blocks:
+            _block_references(block, lines, start_line, env, definitions, refs)
         # A definition is a reference where a link uses it: an unused one is not rendered
         # (`1. [Step 1]: [Description]` in a template is one).
         for first, definition, dest_start, dest_end in recording.definitions:
             parsed = md_helpers.parseLinkDestination(definition, dest_start, dest_end)
             if _MD.normalizeLink(parsed.str) not in recording.used:
                 continue
-            block = _BlockText(definition, first, lines)
-            found = _link(definition, dest_start, dest_end, block, start_line)
+            block_text = _BlockText(definition, first, lines)
+            found = _link(definition, dest_start, dest_end, block_text, start_line)
             if found is not None:
                 refs.append(found)
     finally:
@@ -445,49 +511,95 @@ def _find_references(doc: Document, split: bool) -> list[Reference]:
     return refs
 
 
-def _piece_references(
-    text: str, first: int, lines: list[str], start_line: int, env: dict[str, Any], refs: list[Reference]
-) -> None:
-    """Adds to `refs` the links and bare paths of `text`, which starts at body line `first`."""
+def _blocks(text: str, first: int, env: dict[str, Any]) -> list[_Block]:
+    """The inline and HTML blocks markdown-it reads in `text`, which starts at body line `first`
+    (definitions go into `env` and the recording)."""
     recording = _RECORDING
     mark = len(recording.definitions)
     tokens = _MD.parse(text, env)
     recording.definitions[mark:] = [
         (first + line, source, start, end) for line, source, start, end in recording.definitions[mark:]
     ]
-    definitions = bool(env.get("references"))
-    for token in tokens:
-        if token.map is None:
+    return [
+        _Block(token.content, first + token.map[0], token.type == "html_block")
+        for token in tokens
+        if token.map is not None and token.type in ("inline", "html_block")
+    ]
+
+
+# A line starting with one of these (and not with a fence) starts a paragraph and cannot
+# interrupt one: no block (heading, list item, block quote, HTML, fence, break, setext
+# underline, indented code) starts with it, and a definition needs a `]:`.
+_PARAGRAPH_START = _LETTERS | frozenset("[!`|")
+_SIMPLE_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) (?=[^ \t])")
+
+
+def _paragraph_line(line: str) -> bool:
+    lead = line[:1]
+    if lead in _PARAGRAPH_START or lead > "\x7f":  # no block starts with a non-ASCII character
+        return not line.startswith("```")
+    # `**bold**` and the like: a `*` with no blank after it is no bullet, and unless the line is
+    # a thematic break (`** *`), nothing else
+    return lead == "*" and line[1:2] not in ("", " ", "\t") and _RULE.match(line) is None
+
+
+def _simple_blocks(piece: str, first: int) -> list[_Block] | None:
+    """The blocks of a piece that is one paragraph, or one list item of a single line with a
+    paragraph in it, without parsing its blocks; None for any other piece.
+
+    Such a paragraph's text is its lines joined and stripped (what markdown-it's paragraph rule
+    takes); an item's is the line after its marker and one space, stripped."""
+    if "]:" in piece or "\r" in piece or "\0" in piece:
+        return None
+    lines = piece.rstrip(" \t\n").split("\n")  # a piece's blank lines are at its end
+    head = lines[0]
+    item = _SIMPLE_ITEM.match(head)
+    if item is not None and _RULE.match(head) is None:
+        if len(lines) > 1 or not _paragraph_line(head[item.end() :]):
+            return None
+        return [_Block(head[item.end() :].strip(), first, False)]
+    if all(_paragraph_line(line) for line in lines):
+        return [_Block("\n".join(lines).strip(), first, False)]
+    return None
+
+
+def _block_references(
+    block: _Block,
+    lines: list[str],
+    start_line: int,
+    env: dict[str, Any],
+    definitions: bool,
+    refs: list[Reference],
+) -> None:
+    """Adds to `refs` the links and bare paths of one inline or HTML block."""
+    recording = _RECORDING
+    content = block.content
+    if not block.html:
+        # A link needs a bracket; without definitions, also a `](` or a bare path.
+        bracket = "[" in content
+        if not (bracket and definitions) and not _may_refer(content):
+            return
+        recording.destinations, recording.link_spans = [], []
+        if bracket:
+            _MD.inline.parse(content, _MD, env, [])
+        block_text = _BlockText(content, block.line, lines)
+        for source, dest_start, dest_end in recording.destinations:
+            found = _link(source, dest_start, dest_end, block_text, start_line)
+            if found is not None:
+                refs.append(found)
+        covered = _merged(recording.link_spans)
+    elif _may_refer(content):  # raw HTML: its paths count
+        block_text = _BlockText(content.rstrip("\n"), block.line, lines)
+        covered = ([], [])
+    else:
+        return
+    for offset, target in _bare_paths(content):
+        if _inside(covered, offset):
             continue
-        line0 = first + token.map[0]
-        if token.type == "inline":
-            # A link needs a bracket; without definitions, also a `](` or a bare path.
-            bracket = "[" in token.content
-            if not (bracket and definitions) and not _may_refer(token.content):
-                continue
-            recording.destinations, recording.link_spans = [], []
-            if bracket:
-                _MD.inline.parse(token.content, _MD, env, [])
-            block = _BlockText(token.content, line0, lines)
-            for source, dest_start, dest_end in recording.destinations:
-                found = _link(source, dest_start, dest_end, block, start_line)
-                if found is not None:
-                    refs.append(found)
-            covered = _merged(recording.link_spans)
-        elif token.type == "html_block" and _may_refer(token.content):  # raw HTML: its paths count
-            block = _BlockText(token.content.rstrip("\n"), line0, lines)
-            covered = ([], [])
-        else:  # fences and indented code are examples, not references
-            continue
-        for offset, target in _bare_paths(token.content):
-            if _inside(covered, offset):
-                continue
-            line, col = block.position(offset)
-            refs.append(
-                Reference(
-                    target, Range.of(start_line + line, col, start_line + line, col + len(target)), "path"
-                )
-            )
+        line, col = block_text.position(offset)
+        refs.append(
+            Reference(target, Range.of(start_line + line, col, start_line + line, col + len(target)), "path")
+        )
 
 
 def _bare_paths(text: str) -> list[tuple[int, str]]:
