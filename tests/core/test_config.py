@@ -59,7 +59,7 @@ def test_valid_config_values(tmp_path: Path) -> None:
     assert config.severity == {"SK204": Severity.WARNING}
     assert config.tool_manifest == "tools.yaml"
     assert config.profile_for_path(tmp_path / ".claude" / "skills" / "x" / "SKILL.md") == "claude-code"
-    assert config.excluded(tmp_path / "skills" / "old" / "a" / "SKILL.md")
+    assert config.ignore_filter(tmp_path).ignored(tmp_path / "skills" / "old" / "a" / "SKILL.md")
 
 
 def test_config_changes_findings(tmp_path: Path) -> None:

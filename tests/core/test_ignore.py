@@ -114,8 +114,8 @@ def test_config_exclude_and_extend_exclude(tmp_path: Path) -> None:
     assert config.extend_exclude == ("skills/t*/", "!skills/two/")
     found = _found(tmp_path, config.ignore_filter(tmp_path))
     assert found == ["skills/one/SKILL.md", "skills/two/SKILL.md"]
-    assert config.excluded(tmp_path / "skills" / "three" / "SKILL.md")
-    assert not config.excluded(tmp_path / "skills" / "two" / "SKILL.md")
+    assert config.ignore_filter(tmp_path).ignored(tmp_path / "skills" / "three" / "SKILL.md")
+    assert not config.ignore_filter(tmp_path).ignored(tmp_path / "skills" / "two" / "SKILL.md")
     # Config patterns apply even with ignore files switched off.
     off = Config(root=tmp_path, exclude=("skills/one/",), respect_gitignore=False)
     assert "skills/one/SKILL.md" not in _found(tmp_path, off.ignore_filter(tmp_path))

@@ -136,18 +136,6 @@ class Config:
             return ()
         return tuple(code for glob, codes in self.per_file_ignores if glob_match(glob, rel) for code in codes)
 
-    def excluded(self, path: Path) -> bool:
-        """Whether `exclude` / `extend-exclude` (gitignore patterns) match `path` or a folder on
-        the way to it; ignore files are not read here."""
-        if (not self.exclude and not self.extend_exclude) or self.root is None:
-            return False
-        matcher: IgnoreFilter | None = self.__dict__.get("_excluder")
-        if matcher is None:
-            patterns = (*self.exclude, *self.extend_exclude)
-            matcher = IgnoreFilter(self.root.resolve(), respect_gitignore=False, patterns=patterns)
-            object.__setattr__(self, "_excluder", matcher)  # frozen: built once
-        return matcher.ignored(path.resolve())
-
     def fingerprint(self) -> str:
         """Everything that changes findings, for the check cache key."""
         cached: str | None = self.__dict__.get("_fingerprint")
