@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from skills_lsp.core.rules.profiles import PROFILES
 
 REPO = Path(__file__).resolve().parents[2]
 EXT = REPO / "vscode-extension"
@@ -151,3 +154,16 @@ def test_package(node_modules: Path, tmp_path: Path) -> None:
     )
     assert loaded.returncode == 0, loaded.stderr
     assert json.loads(loaded.stdout) == {"activate": "function", "deactivate": "function"}
+
+
+def test_the_extensions_profiles_are_the_servers() -> None:
+    """settings.ts' PROFILES (which its unit test pins) and package.json's enum are the server's
+    profile names, in its order: a profile added to the server shows up in the settings UI."""
+    source = (EXT / "src" / "settings.ts").read_text(encoding="utf-8")
+    listed = re.search(r"export const PROFILES = \[(.*?)\]", source, re.S)
+    assert listed is not None
+    assert re.findall(r"'([^']+)'", listed.group(1)) == list(PROFILES)
+    manifest = json.loads((EXT / "package.json").read_text(encoding="utf-8"))
+    setting = manifest["contributes"]["configuration"]["properties"]["skillsLsp.profile"]
+    assert setting["enum"] == ["", *PROFILES]
+    assert len(setting["enumDescriptions"]) == len(setting["enum"])
