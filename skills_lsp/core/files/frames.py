@@ -61,6 +61,17 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
+def _header(handle: io.BufferedReader, key: bytes) -> tuple[int, bytes] | None:
+    """(payload length, SHA-256) from the head of a frame written with `key`, the handle left at
+    the payload; None when the frame is foreign or cut short."""
+    prefix = MAGIC + struct.pack("<I", len(key)) + key
+    head = handle.read(len(prefix) + _HEADER.size)
+    if head[: len(prefix)] != prefix or len(head) != len(prefix) + _HEADER.size:
+        return None
+    length, digest = _HEADER.unpack(head[len(prefix) :])
+    return length, digest
+
+
 def read_frame(path: Path, key: bytes, whole: bool = False) -> Any | None:
     """The payload of the frame at `path`, or None when it is missing, foreign or damaged. The
     payload is checked, then unpickled, straight from the file (never held twice in memory); or,
@@ -68,13 +79,10 @@ def read_frame(path: Path, key: bytes, whole: bool = False) -> Any | None:
     mostly bytes whose copy is wanted anyway)."""
     try:
         with open(path, "rb") as handle:
-            prefix = MAGIC + struct.pack("<I", len(key)) + key
-            if handle.read(len(prefix)) != prefix:
+            header = _header(handle, key)
+            if header is None:
                 return None
-            header = handle.read(_HEADER.size)
-            if len(header) != _HEADER.size:
-                return None
-            length, digest = _HEADER.unpack(header)
+            length, digest = header
             start = handle.tell()
             if os.fstat(handle.fileno()).st_size - start != length:
                 return None
@@ -101,15 +109,14 @@ def read_head(handle: io.BufferedReader, key: bytes) -> tuple[Any, int] | None:
     write_frame's `tail` wrote), and the offset where that data begins; None when the frame is
     foreign or damaged. The payload is read into memory: meant for a small table."""
     try:
-        prefix = MAGIC + struct.pack("<I", len(key)) + key
-        header = handle.read(len(prefix) + _HEADER.size)
-        if header[: len(prefix)] != prefix or len(header) != len(prefix) + _HEADER.size:
+        header = _header(handle, key)
+        if header is None:
             return None
-        length, digest = _HEADER.unpack(header[len(prefix) :])
+        length, digest = header
         payload = handle.read(length)
         if len(payload) != length or hashlib.sha256(payload).digest() != digest:
             return None
-        return _Unpickler(io.BytesIO(payload)).load(), len(header) + length
+        return _Unpickler(io.BytesIO(payload)).load(), handle.tell()
     except OSError:
         return None
     except Exception:  # a checksum-valid frame that still fails to load is as good as missing
