@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from skills_lsp._version import __version__
-from skills_lsp.core.files.frames import RACY_NS, listing_holds, probe, read_frame, write_frame
+from skills_lsp.core.files.frames import (
+    RACY_NS,
+    listing_holds,
+    needed_probes,
+    outside,
+    read_frame,
+    write_frame,
+)
 
 RUN_FILE = "check-run.bin"
 FORMAT = 1
@@ -152,13 +159,7 @@ def save(
     code: int,
 ) -> bool:
     """Save a run's output and what it rested on (False when it cannot be reused or written)."""
-    own = (os.path.abspath(cache_dir) + os.sep, os.path.realpath(cache_dir) + os.sep)
-    dirs = {
-        path: mtime
-        for path, mtime in record.dirs.items()
-        if not (os.path.abspath(path) + os.sep).startswith(own)  # this run's own writes change them
-    }
-    recorder = _Recorder(dirs)
+    recorder = _Recorder(outside(record.dirs, cache_dir))  # this run's own writes change those
     for path in record.files:
         recorder.stamps[path] = file_stamp(path)
     for path in record.watched:
@@ -172,14 +173,7 @@ def save(
             recorder.absent(name)
     if not recorder.consistent:
         return False
-    # An ignore file or `.git` missing from a listed directory would change its mtime by
-    # appearing: only those that exist, or lie outside the listed directories, need a stat.
-    listed = {os.path.abspath(path) for path in recorder.dirs}
-    ignore_probes = [
-        (path, seen)
-        for path, seen in ((path, probe(path)) for path in sorted(set(record.ignore_probes)))
-        if seen or os.path.dirname(os.path.abspath(path)) not in listed
-    ]
+    ignore_probes = needed_probes(sorted(set(record.ignore_probes)), recorder.dirs)
     payload = {
         "key": key,
         "started": record.started,

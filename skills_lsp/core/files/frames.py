@@ -20,7 +20,7 @@ import os
 import pickle
 import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +186,27 @@ def probe(path: str) -> tuple[int, int] | bool | None:
     if os.path.basename(path) == ".git":
         return os.path.exists(path)
     return stamp(path)
+
+
+def outside(dirs: Mapping[str, int], folder: Path) -> dict[str, int]:
+    """The listed directories of `dirs` that are not in `folder` (a cache folder: what its owner
+    writes there changes their mtimes, so a saved listing would never hold)."""
+    own = (os.path.abspath(folder) + os.sep, os.path.realpath(folder) + os.sep)
+    return {
+        path: mtime for path, mtime in dirs.items() if not (os.path.abspath(path) + os.sep).startswith(own)
+    }
+
+
+def needed_probes(paths: Iterable[str], listed: Iterable[str]) -> list[tuple[str, Any]]:
+    """Each of `paths` (ignore files, `.git` markers) with its `probe`, but for the missing ones in
+    a `listed` directory: one appearing there would change that directory's mtime, which a saved
+    listing checks already, so only those that exist or lie outside need a stat of their own."""
+    folders = {os.path.abspath(path) for path in listed}
+    return [
+        (path, seen)
+        for path, seen in ((path, probe(path)) for path in paths)
+        if seen or os.path.dirname(os.path.abspath(path)) not in folders
+    ]
 
 
 def listing_holds(payload: Any, key: str) -> bool:

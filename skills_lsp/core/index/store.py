@@ -30,7 +30,7 @@ from typing import Any
 from skills_lsp._version import __version__
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH, Visited
 from skills_lsp.core.files.frames import MAGIC as MAGIC  # re-exported: the scorers save frames too
-from skills_lsp.core.files.frames import RACY_NS, listing_holds, probe, read_head
+from skills_lsp.core.files.frames import RACY_NS, listing_holds, needed_probes, outside, read_head
 from skills_lsp.core.files.frames import read_frame as read_frame
 from skills_lsp.core.files.frames import write_frame as write_frame
 from skills_lsp.core.files.ignore import IgnoreFilter
@@ -293,22 +293,13 @@ def cached_workspace_files(
     visited: Visited = {}
     files = workspace_files(root, roots, max_depth, ignore, visited)
     if file is not None:
-        own = [os.path.abspath(file.parent.parent) + os.sep, os.path.realpath(file.parent.parent) + os.sep]
-        dirs = {
-            path: mtime
-            for path, mtime in visited.items()
-            if not (os.path.abspath(path) + os.sep).startswith((own[0], own[1]))
-        }
+        dirs = outside(visited, file.parent.parent)
         probed = sorted(set(ignore.probed)) if ignore is not None and ignore.active else []
-        # An ignore file or `.git` missing from a listed directory would change its mtime by
-        # appearing: only those that exist, or lie outside the walk, need a stat of their own.
-        listed = {os.path.abspath(path) for path in dirs}
-        probes = [(path, probe(path)) for path in probed]
         payload = {
             "key": key,
             "started": started,
             "dirs": dirs,
-            "probes": [(path, seen) for path, seen in probes if seen or os.path.dirname(path) not in listed],
+            "probes": needed_probes(probed, dirs),
             "paths": list(files),
             "kinds": [kind.value for kind in files.values()],
         }
