@@ -48,7 +48,6 @@ DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
 PROGRESS_STEPS = 50  # calls of a load's progress callback over its files
-_RACY_NS = RACY_NS  # stamps this close to the save are hashed again (see the module doc)
 
 
 def schema_key(kind: str) -> bytes:
@@ -104,7 +103,6 @@ class _Bodies:
     file lacks or whose checksum fails (damaged meanwhile) is read from the skill's file again."""
 
     def __init__(self, file: Path) -> None:
-        self.file = file
         self.table: dict[tuple[str, str], _BodyEntry] | None = None
         self.start = 0  # where the bodies begin
         self.lock = threading.Lock()
@@ -202,7 +200,8 @@ class DocumentStore:
         old = self.records.get(path)
         if old is not None and old[2] == kind.value:
             same_stamp = old[0] == size and old[1] == mtime
-            if same_stamp and mtime < self.saved_ns - _RACY_NS:
+            # Stamps within RACY_NS of the save are hashed again (see the module doc).
+            if same_stamp and mtime < self.saved_ns - RACY_NS:
                 self.reused += 1
                 return old[4], old
             digest = _digest(path)
