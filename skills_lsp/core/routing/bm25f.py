@@ -875,18 +875,14 @@ class Bm25fSearch(SlottedSearch):
         self, word: str
     ) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]:
         """Every slot holding `word` (dead ones too), ascending, and its counts per field."""
-        row = self._vocabulary.get(word)
-        extra = self._postings.get(word)
-        if row is not None:
-            start, end = int(self._indptr[row]), int(self._indptr[row + 1])
-            slots, counts = self._base_slots[start:end], self._base_counts[:, start:end]
-        else:
-            slots, counts = np.zeros(0, np.int32), np.zeros((len(FIELDS), 0), np.uint16)
-        if extra is not None:  # added after the bulk build: later slots, so still ascending
-            slots = np.concatenate((slots, np.frombuffer(extra[0], dtype=np.int32)))
-            more = np.stack([np.frombuffer(c, dtype=np.uint16) for c in extra[1]])
-            counts = np.concatenate((counts, more), axis=1)
-        return slots, counts
+        parts = self._posting_parts(word)
+        if not parts:
+            return np.zeros(0, np.int32), np.zeros((len(FIELDS), 0), np.uint16)
+        if len(parts) == 1 and word not in self._postings:
+            return parts[0]  # the bulk-built part alone: slices, nothing to join
+        # Joined, a copy even of one part: a part added one by one views arrays that still grow.
+        # Added after the bulk build means later slots, so the join is still ascending.
+        return np.concatenate([slots for slots, _ in parts]), np.concatenate([c for _, c in parts], axis=1)
 
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Every slot's score (0..1) for `query`: see the module doc for the scale."""
