@@ -106,6 +106,13 @@ class HybridSearch:
         mean: np.ndarray[Any, Any] = self.weight * words + (1.0 - self.weight) * meaning
         return mean
 
+    @staticmethod
+    def _penalised(mean: np.ndarray[Any, Any], penalty: float) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The scores shown: the fused mean less the request's penalty, never under 0, rounded."""
+        shifted = np.maximum(mean - np.float64(penalty), np.float64(0.0))
+        rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
+        return rounded
+
     def task_probability(self, query: str) -> float:
         """How likely `query` asks for a task rather than a quick answer (intent.py); 1.0 when the
         model has no probe."""
@@ -124,10 +131,7 @@ class HybridSearch:
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Scores in the semantic search's slot order."""
         meaning = self.semantic.scores(query)
-        mean = self._mean(self._words(query), meaning)
-        shifted = np.maximum(mean - np.float64(self.penalty(query)), np.float64(0.0))
-        fused: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
-        return fused
+        return self._penalised(self._mean(self._words(query), meaning), self.penalty(query))
 
     def components(self, query: str) -> dict[int, tuple[float, float]]:
         """(bm25f, semantic) per document id(), for hovers that explain a hybrid score."""
@@ -157,10 +161,7 @@ class HybridSearch:
 
         def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
             words = self.lexical.scores_of(query, order[slots])
-            exact = self._mean(words, self.semantic.exact(vector, slots))
-            shifted = np.maximum(exact - np.float64(penalty), np.float64(0.0))
-            rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
-            return rounded
+            return self._penalised(self._mean(words, self.semantic.exact(vector, slots)), penalty)
 
         alive = self.semantic.alive()
         kept, drift = self._kept_for(query, vector, len(documents))
