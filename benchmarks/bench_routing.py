@@ -1,13 +1,15 @@
 """Routing quality of each scorer on our labelled set, alone and in a large pool of distractors.
 
-    python benchmarks/bench_routing.py [--split tune,heldout,fresh] [--distractors 2000] [--corpus DIR]
+    python benchmarks/bench_routing.py [--split tune,tune2,heldout,fresh,fresh2] [--distractors 2000]
+                                       [--corpus DIR]
                                        [--scorer lexical,bm25f,semantic,hybrid] [--calibrate 0.10]
                                        [--format text|json]
 
 The labelled set is benchmarks/routing/: skills written for this project, and three files of
 requests written the way users ask: `queries.yaml`, the tuning split (every default was fitted on
-it), `heldout.yaml`, which no tuning reads, and `fresh.yaml`, written after the last defaults were
-fixed and run once (routing/WRITING.md). Each pool is the labelled
+it), and `tune2.yaml`, more of it (paraphrased requests, adjacent tasks and off-topic ones);
+`heldout.yaml`, which no tuning reads; `fresh.yaml` and `fresh2.yaml`, each written before a change
+to the defaults and run once after it (routing/WRITING.md). Each pool is the labelled
 skills plus `--distractors` others: synthetic ones from benchmarks/generate_workspace.py
 (deterministic), or with `--corpus DIR` real public SKILL.md files found under DIR (the first N by
 a hash of their path, so the same N every run; skills named like one of ours are left out). Real
@@ -91,7 +93,13 @@ def pool(distractors: int, scratch: Path, corpus: Path | None = None) -> SkillIn
     return index
 
 
-SPLITS = {"tune": "queries.yaml", "heldout": "heldout.yaml", "fresh": "fresh.yaml"}
+SPLITS = {
+    "tune": "queries.yaml",
+    "tune2": "tune2.yaml",
+    "heldout": "heldout.yaml",
+    "fresh": "fresh.yaml",
+    "fresh2": "fresh2.yaml",
+}
 
 
 def main() -> int:
@@ -101,7 +109,7 @@ def main() -> int:
     parser.add_argument(
         "--split",
         default="tune,heldout",
-        help="tune (queries.yaml), heldout (heldout.yaml), fresh (fresh.yaml)",
+        help=", ".join(f"{name} ({file})" for name, file in SPLITS.items()),
     )
     parser.add_argument("--distractors", type=int, default=2000, help="skills added to the pool (0: none)")
     parser.add_argument("--corpus", type=Path, help="a folder of real SKILL.md files (distractors)")

@@ -28,7 +28,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,23 @@ def channels(index: SkillIndex, cases: list[QueryCase]) -> Channels:
     s = np.array([meaning.scores(c.query) for c in cases])
     right = np.array([[n in c.expect for n in names] for c in cases])
     return Channels(names, b, s, right)
+
+
+def pools_of(
+    cases: list[QueryCase], distractors: int, corpus: Path | None, prefix: str
+) -> Iterator[tuple[str, SkillIndex, Channels]]:
+    """Each pool ("79", "synthetic" and, with `corpus`, "real") with both channels' scores of
+    `cases`, skill vectors read from and added to benchmarks/.workspace/'s cache."""
+    VECTORS.attach(REPO / "benchmarks" / ".workspace" / "routing-vectors.npz")
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        sources: list[tuple[str, int, Path | None]] = [("79", 0, None), ("synthetic", distractors, None)]
+        if corpus:
+            sources.append(("real", distractors, corpus))
+        for name, extra, folder in sources:
+            index = pool(extra, Path(scratch), folder)
+            found = channels(index, cases)
+            VECTORS.flush()  # after each pool: an interrupted run keeps what it embedded
+            yield name, index, found
 
 
 def _logistic(features: Array, labels: Array, weight: Array) -> Array:

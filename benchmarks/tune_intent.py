@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +25,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench_routing import ROUTING, pool  # noqa: E402
-from tune_fusion import channels  # noqa: E402
+from bench_routing import ROUTING  # noqa: E402
+from tune_fusion import pools_of  # noqa: E402
 
 from skills_lsp.core.routing.hybrid import HYBRID_BM25F_WEIGHT  # noqa: E402
 from skills_lsp.core.routing.intent import PENALTY_SLOPE, TASK_FLOOR, probe_for  # noqa: E402
 from skills_lsp.core.routing.queries import load_query_file  # noqa: E402
-from skills_lsp.core.routing.semantic import VECTORS, semantic_for  # noqa: E402
+from skills_lsp.core.routing.semantic import semantic_for  # noqa: E402
 
 Array = np.ndarray[Any, Any]
 FALSE_ACCEPTS = 0.10
@@ -70,20 +69,12 @@ def main() -> int:
     args = parser.parse_args()
     cases, _ = load_query_file(ROUTING / "queries.yaml")
     none = np.array([c.expects_none for c in cases])
-    VECTORS.attach(REPO / "benchmarks" / ".workspace" / "routing-vectors.npz")
     pools: dict[str, tuple[Array, Array]] = {}
-    with tempfile.TemporaryDirectory(prefix="skills-lsp-intent-") as scratch:
-        sources: list[tuple[str, int, Path | None]] = [("79", 0, None), ("synthetic", args.distractors, None)]
-        if args.corpus:
-            sources.append(("real", args.distractors, args.corpus))
-        for name, extra, corpus in sources:
-            index = pool(extra, Path(scratch), corpus)
-            ch = channels(index, cases)
-            VECTORS.flush()
-            fused = HYBRID_BM25F_WEIGHT * ch.bm25f + (1 - HYBRID_BM25F_WEIGHT) * ch.semantic
-            best = fused.argmax(axis=1)
-            pools[name] = (fused.max(axis=1), ch.right[np.arange(len(cases)), best])
-            search = semantic_for(index)
+    for name, index, ch in pools_of(cases, args.distractors, args.corpus, "skills-lsp-intent-"):
+        fused = HYBRID_BM25F_WEIGHT * ch.bm25f + (1 - HYBRID_BM25F_WEIGHT) * ch.semantic
+        best = fused.argmax(axis=1)
+        pools[name] = (fused.max(axis=1), ch.right[np.arange(len(cases)), best])
+        search = semantic_for(index)
     probe = probe_for(search.model)
     if probe is None:
         print(f"no intent probe ships for {search.model.name}")

@@ -7,8 +7,10 @@ is consistent, never how fast this machine is.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,46 @@ def test_bench_routing_reports_every_scorer_alone_and_among_distractors() -> Non
                 assert r["none_false_accept_rate"] <= 0.10
             low, high = calibration["none_false_accept_interval"]
             assert low <= calibration["none_false_accept_rate"] <= high
+
+
+@pytest.mark.parametrize(
+    ("file", "answerable", "kinds"),
+    [
+        ("tune2.yaml", 79, {"adjacent": 94, "offtopic": 20}),
+        ("fresh2.yaml", 79, {"trap": 29, "adjacent": 27, "offtopic": 10}),
+    ],
+)
+def test_request_files_hold_what_their_headers_say(file: str, answerable: int, kinds: dict[str, int]) -> None:
+    """Each none request's comment gives its kind and nearest skill; every label names a skill."""
+    path = BENCHMARKS / "routing" / file
+    cases, problems = load_query_file(path)
+    assert problems == []
+    skills = {doc.name for doc in load_workspace_index(BENCHMARKS / "routing")}
+    assert len({c.id for c in cases}) == len(cases)
+    assert sum(not c.expects_none for c in cases) == answerable
+    assert all(c.paraphrase and set(c.expect) <= skills for c in cases if not c.expects_none)
+    marked = re.findall(r"- id: (\w+)  # (\w+), nearest: ([\w-]+)", path.read_text(encoding="utf-8"))
+    assert {c.id for c in cases if c.expects_none} == {found[0] for found in marked}
+    assert Counter(kind for _, kind, _ in marked) == kinds
+    assert {nearest for _, _, nearest in marked} <= skills
+
+
+def test_tune_adjacent_reads_only_tuning_files_and_reports_each_pool() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "tune_adjacent.py"), "--distractors", "300"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("79 paraphrased (tune2), 94 adjacent, 82 other none, 319 answerable")
+    assert "== 79 (79 skills)" in out and "== synthetic (379 skills)" in out
+    # Every signal and the cross-validated fit print an AUROC between 0 and 1, per pool.
+    aurocs = [float(v) for v in re.findall(r"AUROC [^\n]*? (\d\.\d\d)(?:;|\n)", out)]
+    assert len(aurocs) == 2 * 8 and all(0.0 <= v <= 1.0 for v in aurocs)
+    assert out.count("s0 ") == 5 and "no floor" in out
 
 
 def test_tune_scorers_searches_each_grid_with_a_held_out_check() -> None:
