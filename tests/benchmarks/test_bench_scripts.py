@@ -115,6 +115,28 @@ def test_tune_adjacent_reads_only_tuning_files_and_reports_each_pool() -> None:
     assert out.count("s0 ") == 5 and "no floor" in out
 
 
+def test_bench_judged_compares_each_scorer_with_the_judges_decisions() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_judged.py"), "--split", "fresh2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("145 judged requests of fresh2; the judge loads no skill for 55")
+    rows = {
+        line.split()[1]: [float(cell.rstrip("%")) for cell in line.split()[3:]]
+        for line in done.stdout.splitlines()
+        if line.startswith("labelled ")
+    }
+    assert set(rows) == {"lexical", "bm25f", "semantic", "hybrid"}
+    for labelled, judged, same in rows.values():
+        assert 0.0 <= labelled <= judged <= 100.0 and 0.0 <= same <= 100.0
+    # hybrid's quick-question penalty is what makes it agree more often than bm25f on "none"
+    assert rows["hybrid"][2] > rows["bm25f"][2]
+
+
 def test_tune_scorers_searches_each_grid_with_a_held_out_check() -> None:
     out = run("tune_scorers.py", "--distractors", "0", "--grid", "quick")
     assert out["pools"] == [0] and out["skipped"] == {} and set(out["scorers"]) == {"bm25f", "hybrid"}
