@@ -35,16 +35,21 @@ def generated(workspace: Path, skills: int) -> Path:
     return workspace
 
 
-def run(script: str, *args: str) -> Any:
+def run_text(script: str, *args: str) -> str:
+    """What a benchmark script prints, after checking it exits 0."""
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / script), *args, "--format", "json"],
+        [sys.executable, str(BENCHMARKS / script), *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def run(script: str, *args: str) -> Any:
+    return json.loads(run_text(script, *args, "--format", "json"))
 
 
 def test_bench_routing_reports_every_scorer_alone_and_among_distractors() -> None:
@@ -98,15 +103,7 @@ def test_request_files_hold_what_their_headers_say(file: str, answerable: int, k
 
 
 def test_tune_adjacent_reads_only_tuning_files_and_reports_each_pool() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "tune_adjacent.py"), "--distractors", "300"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    out = done.stdout
+    out = run_text("tune_adjacent.py", "--distractors", "300")
     assert out.startswith("79 paraphrased (tune2), 94 adjacent, 82 other none, 319 answerable")
     assert "== 79 (79 skills)" in out and "== synthetic (379 skills)" in out
     # Every signal and the cross-validated fit print an AUROC between 0 and 1, per pool.
@@ -116,18 +113,11 @@ def test_tune_adjacent_reads_only_tuning_files_and_reports_each_pool() -> None:
 
 
 def test_bench_judged_compares_each_scorer_with_the_judges_decisions() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "bench_judged.py"), "--split", "fresh2"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("145 judged requests of fresh2; the judge loads no skill for 55")
+    out = run_text("bench_judged.py", "--split", "fresh2")
+    assert out.startswith("145 judged requests of fresh2; the judge loads no skill for 55")
     rows = {
         line.split()[1]: [float(cell.rstrip("%")) for cell in line.split()[3:]]
-        for line in done.stdout.splitlines()
+        for line in out.splitlines()
         if line.startswith("labelled ")
     }
     assert set(rows) == {"lexical", "bm25f", "semantic", "hybrid"}
