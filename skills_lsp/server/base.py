@@ -10,7 +10,7 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -72,6 +72,9 @@ class SkillsLanguageServer(LanguageServer):
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[object]] = set()  # deferred actions still running
         self._snapshots: dict[str, Snapshot] = {}
+        # Set (and replaced by a fresh one) each time a folder's load ends: what requests about a
+        # document opened meanwhile wait on (ready_snapshot).
+        self._load_ended = asyncio.Event()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading stdin a chunk at a time (stdio.py) instead of a line at a
@@ -106,13 +109,24 @@ class SkillsLanguageServer(LanguageServer):
             path.is_relative_to(r) for r in self.state.indexing
         )
 
+    def indexing_done(self, roots: Iterable[Path]) -> None:
+        """`roots` are loaded, or failed to load: requests waiting for them look again."""
+        self.state.indexing.difference_update(roots)
+        ended, self._load_ended = self._load_ended, asyncio.Event()
+        ended.set()
+
     async def ready_snapshot(self, uri: str) -> Snapshot | None:
         """snapshot(uri), once the folder it belongs to has loaded: a request about a document
         opened while its folder loads waits for it instead of answering as if it were unknown."""
         path = self.path_of(uri)
         while path is not None and self.loading(path):
-            await asyncio.sleep(0.02)
+            await self._load_ended.wait()
         return self.snapshot(uri)
+
+    async def ready_skill_snapshot(self, uri: str) -> Snapshot | None:
+        """skill_snapshot(uri), once the folder it belongs to has loaded."""
+        snapshot = await self.ready_snapshot(uri)
+        return snapshot if snapshot is not None and snapshot.role is FileRole.SKILL else None
 
     def snapshot(self, uri: str) -> Snapshot | None:
         """The document at `uri` as it is now, in a folder the server knows (None otherwise)."""

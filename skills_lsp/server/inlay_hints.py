@@ -10,8 +10,11 @@ from skills_lsp.server.base import SkillsLanguageServer
 
 def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
-    def inlay_hints(ls: SkillsLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
-        snapshot = ls.skill_snapshot(params.text_document.uri)
+    async def inlay_hints(
+        ls: SkillsLanguageServer, params: types.InlayHintParams
+    ) -> list[types.InlayHint] | None:
+        # Waits for a folder still loading: a client asks again only after an edit or a refresh.
+        snapshot = await ls.ready_skill_snapshot(params.text_document.uri)
         cost = catalog_cost(snapshot.doc, str(snapshot.path)) if snapshot is not None else None
         if snapshot is None or cost is None:
             return None

@@ -29,10 +29,11 @@ def _targets(snapshot: Snapshot) -> list[tuple[Reference, Path]]:
 
 def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-    def document_links(
+    async def document_links(
         ls: SkillsLanguageServer, params: types.DocumentLinkParams
     ) -> list[types.DocumentLink]:
-        snapshot = ls.skill_snapshot(params.text_document.uri)
+        # Waits for a folder still loading: a client asks for links once per version.
+        snapshot = await ls.ready_skill_snapshot(params.text_document.uri)
         if snapshot is None:
             return []
         return [

@@ -1,4 +1,5 @@
-"""Document symbols: frontmatter keys and Markdown headings."""
+"""Document symbols: frontmatter keys and Markdown headings (for a skill opened while its folder
+loads, once the load ends: a client asks for them once per version)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ _KINDS = {
 
 def register(server: SkillsLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbols(
+    async def document_symbols(
         ls: SkillsLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol]:
-        snapshot = ls.skill_snapshot(params.text_document.uri)
+        snapshot = await ls.ready_skill_snapshot(params.text_document.uri)
         if snapshot is None:
             return []
         lines = snapshot.lines

@@ -55,7 +55,7 @@ async def index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
     try:
         await _index_folders(ls, roots)
     finally:
-        ls.state.indexing.difference_update(roots)
+        ls.indexing_done(roots)
 
 
 async def _index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
@@ -90,8 +90,9 @@ async def _index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
         try:
             await asyncio.to_thread(ls.state.load_folder, root, progress)
         finally:
-            ls.state.indexing.discard(root)
-        serve_waiting(ls, root)  # no await between: nothing can see the folder without them
+            ls.indexing_done([root])
+        # No await between: waiting requests run once this coroutine yields, after their documents.
+        serve_waiting(ls, root)
         report(round(100 * (number + 1) / len(roots)), root.name)
     if token is not None:
         count = sum(len(f.index) for f in ls.state.folders.values())
@@ -189,7 +190,7 @@ def register(server: SkillsLanguageServer) -> None:
         try:
             await fetch_configuration(ls)
         finally:
-            ls.state.indexing.difference_update(roots)
+            ls.indexing_done(roots)
         await index_folders(ls, roots)
         await watch_files(ls)
         for uri in ls.open_uris():

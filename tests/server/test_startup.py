@@ -1,6 +1,7 @@
 """Start-up on a folder of a few hundred skills: `$/progress` reports how far the folder's own
 load got (not only once per folder), and a skill opened while the folder loads is served once
-the load ends, its code-lens request answered meanwhile.
+the load ends: its code-lens request answered meanwhile, its symbols and inlay hints once the
+load ends.
 
 The server is started here (not the session's shared one), on a workspace written for the test,
 with a cache folder of its own (XDG_CACHE_HOME), so the load reads every file."""
@@ -70,10 +71,25 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
                 types.TextDocumentItem(skill_uri, "markdown", 1, skill.read_text(encoding="utf-8"))
             )
         )
+        loading = index_ends(client) == 0
         # Answered (no lenses while the folder loads, the skill's once it is loaded), not an error.
         await client.text_document_code_lens_async(
             types.CodeLensParams(types.TextDocumentIdentifier(skill_uri))
         )
+        # A client asks for these once per version: asked while the folder loads, they are
+        # answered once it has loaded, with the skill's own symbols and hint, not left empty.
+        symbols = await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(types.TextDocumentIdentifier(skill_uri))
+        )
+        whole = types.Range(types.Position(0, 0), types.Position(20, 0))
+        hints = await client.text_document_inlay_hint_async(
+            types.InlayHintParams(types.TextDocumentIdentifier(skill_uri), whole)
+        )
+        assert loading or index_ends(client) >= 1
+        assert symbols is not None and all(isinstance(s, types.DocumentSymbol) for s in symbols)
+        outline = {s.name: [c.name for c in s.children or []] for s in symbols}
+        assert outline == {"frontmatter": ["name", "description"], "Skill 7": []}, outline
+        assert hints and "tokens in the catalog" in str(hints[0].label)
         await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=60.0)
         [reports] = client.progress_reports.values()
         assert isinstance(reports[0], types.WorkDoneProgressBegin)
