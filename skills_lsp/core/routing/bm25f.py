@@ -448,6 +448,7 @@ TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved post
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
 _CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arrays)
+_ADDED_COUNTS = 64  # slots added one by one whose own counts are kept (an editor's open files)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -505,6 +506,9 @@ class Bm25fSearch(SlottedSearch):
         self._contribution_bytes = 0
         self._norms: list[np.ndarray[Any, Any]] | None = None
         self._frequencies: dict[str, int] = {}  # live document frequency per word, kept like the above
+        # The counts per field of each live slot added one by one (an editor's upserts), by word:
+        # its exact score for a request needs no search of the postings (scores_of()).
+        self._added_counts: dict[int, dict[str, list[int]]] = {}
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         if self._slots or len(docs) < 2:
@@ -662,6 +666,9 @@ class Bm25fSearch(SlottedSearch):
                 # uint16 postings (half of float32's memory; 5.8 million entries at 20,000
                 # skills): a word repeated more than 65,535 times in one field saturates anyway.
                 counts.setdefault(word, [0, 0, 0, 0])[f] = min(count, _MAX_COUNT)
+        self._added_counts[slot] = counts
+        if len(self._added_counts) > _ADDED_COUNTS:
+            del self._added_counts[next(iter(self._added_counts))]  # the oldest: searched for instead
         for word, per_field in counts.items():
             entry = self._postings.get(word)
             if entry is None:
@@ -680,6 +687,7 @@ class Bm25fSearch(SlottedSearch):
         self._cached_for = None
 
     def _forget(self, slot: int, doc: SkillDocument) -> None:
+        self._added_counts.pop(slot, None)
         for f in range(len(FIELDS)):
             self._totals[f] -= self._lengths[f][slot]
         if self._contributions or self._frequencies:
@@ -830,17 +838,19 @@ class Bm25fSearch(SlottedSearch):
         where: list[np.ndarray[Any, Any]] = []
         counts: list[np.ndarray[Any, Any]] = []
         factors: list[tuple[int, float, int]] = []  # (hits, idf, repeat) per part
-        lowest, highest = int(slots.min()), int(slots.max())
-        for word, repeat in words.items():
-            idf = 0.0
-            for posting, held_counts in self._posting_parts(word, lowest, highest):
-                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
-                held = np.flatnonzero(posting[at] == slots)
-                if len(held):
-                    idf = idf or self._idf(self._frequency(word))
-                    where.append(held)
-                    counts.append(held_counts[:, at[held]])
-                    factors.append((len(held), idf, repeat))
+        added = [self._added_counts.get(slot) for slot in slots.tolist()]
+        if all(held is not None for held in added):
+            # Slots added one by one (their postings are in no bulk-built part): the same hits,
+            # read from each slot's own counts.
+            for word, repeat in words.items():
+                hits = [i for i, held in enumerate(added) if held is not None and word in held]
+                if hits:
+                    where.append(np.array(hits, np.int64))
+                    found = [held[word] for held in added if held is not None and word in held]
+                    counts.append(np.array(found, np.uint16).T)
+                    factors.append((len(hits), self._idf(self._frequency(word)), repeat))
+        else:
+            self._posting_hits(words, slots, where, counts, factors)
         if not where:
             return np.round(total, 6)
         positions = np.concatenate(where)
@@ -853,6 +863,27 @@ class Bm25fSearch(SlottedSearch):
         evidence = total / self._idf(1)
         scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
         return scaled
+
+    def _posting_hits(
+        self,
+        words: Counter[str],
+        slots: np.ndarray[Any, Any],
+        where: list[np.ndarray[Any, Any]],
+        counts: list[np.ndarray[Any, Any]],
+        factors: list[tuple[int, float, int]],
+    ) -> None:
+        """scores_of()'s hits, found in the postings."""
+        lowest, highest = int(slots.min()), int(slots.max())
+        for word, repeat in words.items():
+            idf = 0.0
+            for posting, held_counts in self._posting_parts(word, lowest, highest):
+                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
+                held = np.flatnonzero(posting[at] == slots)
+                if len(held):
+                    idf = idf or self._idf(self._frequency(word))
+                    where.append(held)
+                    counts.append(held_counts[:, at[held]])
+                    factors.append((len(held), idf, repeat))
 
     def _posting_parts(
         self, word: str, lowest: int = 0, highest: int = 2**31
