@@ -501,7 +501,11 @@ class Bm25fSearch(SlottedSearch):
         self._totals = [0.0 for _ in FIELDS]
         # Per-word contributions, valid while the live count and the field totals (so idf's N and
         # the average lengths) are what they were when cached; a change drops the words it touched.
-        self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
+        # Each entry: (live slots holding the word, their contributions, its document frequency,
+        # the slot count then). A skill added or removed since that holds the word "touches" it:
+        # the entry is brought up to date when its frequency is the same (an editor's upsert).
+        self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], int, int]] = {}
+        self._touched: set[str] = set()
         self._cached_for: tuple[int, tuple[float, ...]] | None = None
         self._contribution_bytes = 0
         self._norms: list[np.ndarray[Any, Any]] | None = None
@@ -676,7 +680,8 @@ class Bm25fSearch(SlottedSearch):
             entry[0].append(slot)
             for f in range(len(FIELDS)):
                 entry[1][f].append(per_field[f])
-            self._contributions.pop(word, None)  # its document frequency changed
+            if word in self._contributions:
+                self._touched.add(word)
             if word in self._frequencies:
                 self._frequencies[word] += 1
 
@@ -687,13 +692,18 @@ class Bm25fSearch(SlottedSearch):
         self._cached_for = None
 
     def _forget(self, slot: int, doc: SkillDocument) -> None:
-        self._added_counts.pop(slot, None)
+        counts = self._added_counts.pop(slot, None)
         for f in range(len(FIELDS)):
             self._totals[f] -= self._lengths[f][slot]
         if self._contributions or self._frequencies:
-            held = {word for field in FIELDS for word in terms(_field_text(doc, field))}
+            held = (
+                counts.keys()
+                if counts is not None
+                else {word for field in FIELDS for word in terms(_field_text(doc, field))}
+            )
             for word in held:
-                self._contributions.pop(word, None)  # its document frequency changed
+                if word in self._contributions:
+                    self._touched.add(word)
                 if word in self._frequencies:
                     self._frequencies[word] -= 1
 
@@ -710,30 +720,24 @@ class Bm25fSearch(SlottedSearch):
         key = (self._live, tuple(self._totals))
         if key != self._cached_for:
             self._contributions.clear()
+            self._touched.clear()
             self._contribution_bytes = 0
             self._norms = None
             self._cached_for = key
         cached = self._contributions.get(word)
+        if cached is not None and word in self._touched:
+            self._touched.discard(word)
+            cached = self._brought_up_to_date(word, *cached)
         if cached is not None:
-            return cached
+            return cached[0], cached[1]
         all_slots, all_counts = self._posting(word)
         if not len(all_slots):
             empty = (np.zeros(0, np.int32), np.zeros(0))
             return empty
-        if self._norms is None or len(self._norms[0]) < len(self._slots):
-            # Per-slot length normalisation; slots added since keep the same averages, so only
-            # theirs are computed (elementwise: the same values as computing all of them).
-            done = 0 if self._norms is None else len(self._norms[0])
-            fresh = self._length_norms(slice(done, None))
-            self._norms = (
-                fresh
-                if self._norms is None
-                else [np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)]
-            )
+        norms = self._current_norms()
         live = np.frombuffer(self._alive, dtype=np.int8)[all_slots].astype(bool)
         slots = all_slots[live]
         self._frequencies[word] = len(slots)
-        norms = self._norms
         contribution = self._contribution(
             all_counts[:, live], [norms[f][slots] for f in range(len(FIELDS))], self._idf(len(slots))
         )
@@ -744,9 +748,59 @@ class Bm25fSearch(SlottedSearch):
         if self._contribution_bytes + size > _CONTRIBUTION_BYTES or len(self._contributions) > 50_000:
             self._contributions.clear()
             self._contribution_bytes = 0
-        self._contributions[word] = (slots, contribution)
+        self._contributions[word] = (slots, contribution, len(slots), len(self._slots))
         self._contribution_bytes += size  # an upper bound: words dropped one by one are not subtracted
         return slots, contribution
+
+    def _current_norms(self) -> list[np.ndarray[Any, Any]]:
+        """Every slot's length norms per field under the current averages (cached with them)."""
+        if self._norms is None or len(self._norms[0]) < len(self._slots):
+            # Slots added since keep the same averages, so only theirs are computed (elementwise:
+            # the same values as computing all of them).
+            done = 0 if self._norms is None else len(self._norms[0])
+            fresh = self._length_norms(slice(done, None))
+            self._norms = (
+                fresh
+                if self._norms is None
+                else [np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)]
+            )
+        return self._norms
+
+    def _brought_up_to_date(
+        self,
+        word: str,
+        slots: np.ndarray[Any, Any],
+        contribution: np.ndarray[Any, Any],
+        frequency: int,
+        upto: int,
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], int, int] | None:
+        """A cached word's entry after skills holding it came or went, with N and the averages the
+        same: with the same document frequency (an upsert that keeps the word), the same idf, so
+        only the removed slots leave and the slots added since are computed. None (and the
+        entry dropped) when the frequency moved."""
+        if self._frequency(word) != frequency:
+            del self._contributions[word]
+            return None
+        alive = np.frombuffer(self._alive, dtype=np.int8)
+        kept = alive[slots].astype(bool)
+        slots, contribution = slots[kept], contribution[kept]
+        extra = self._postings.get(word)
+        if extra is not None:  # slots added one by one, ascending: those from `upto` on are new
+            posted = np.frombuffer(extra[0], dtype=np.int32)
+            start = int(np.searchsorted(posted, upto))
+            added = posted[start:]
+            live = alive[added].astype(bool)
+            if live.any():
+                added = added[live]
+                counts = np.stack([np.frombuffer(c, dtype=np.uint16)[start:][live] for c in extra[1]])
+                norms = self._current_norms()
+                more = self._contribution(
+                    counts, [norms[f][added] for f in range(len(FIELDS))], self._idf(frequency)
+                )
+                slots, contribution = np.concatenate((slots, added)), np.concatenate((contribution, more))
+        entry = (slots, contribution, frequency, len(self._slots))
+        self._contributions[word] = entry
+        return entry
 
     def _contribution(
         self,
