@@ -408,3 +408,12 @@ async def test_results_pending_while_a_request_scores_the_test_queries(tmp_path:
     results = await task
     assert not folder.results_pending() and len(results) == len(folder.cases)
     assert not folder.results_pending()  # scored: nothing to wait for
+
+
+def test_lenses_are_busy_while_scored_and_right_after_one_is_answered(tmp_path: Path) -> None:
+    """What else a skill's debounced diagnostics wait for: the rest of an editor's burst of lens
+    resolves (diagnostics.after_lenses), so that SK704 does not run in the middle of it."""
+    folder = State().load_folder(hybrid_workspace(tmp_path))
+    assert not folder.lenses_busy(quiet=3600.0)  # no lens asked for yet
+    folder.lens_answered()
+    assert folder.lenses_busy(quiet=3600.0) and not folder.lenses_busy(quiet=0.0)
