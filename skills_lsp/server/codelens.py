@@ -91,4 +91,5 @@ def register(server: SkillsLanguageServer) -> None:
             noun = "query" if len(mine) == 1 else "queries"
             title = f"{len(mine)} test {noun}: {passed} pass ({folder.scorer})"
         lens.command = types.Command(title, "")
+        folder.lens_answered()  # a skill's diagnostics wait for the rest of the burst (diagnostics.py)
         return lens

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 
 from lsprotocol import types
 
@@ -16,6 +17,8 @@ from skills_lsp.server.folder import FileRole, same_file
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
 LENS_POLL_SECONDS = 0.005  # how often a skill's publication looks whether the lenses are done
+LENS_QUIET_SECONDS = 0.03  # no lens resolved for this long: the editor's burst of resolves is over
+LENS_WAIT_SECONDS = 1.0  # a publication waits for the lenses at most this long
 REFRESH_SECONDS = 0.3  # asking the client to re-pull everything waits for a pause in typing
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -65,14 +68,20 @@ async def settle(ls: SkillsLanguageServer, uri: str) -> None:
 
 
 async def after_lenses(ls: SkillsLanguageServer, uri: str) -> None:
-    """Wait while the folder of a skill file scores its test queries for a request (code lenses
-    resolved after an edit): the skill's own diagnostics (SK704 embeds its description and ranks
-    it over every skill) would otherwise run in the middle, and every lens would wait for them.
-    Then one more turn of the event loop, so the requests that waited for the scores answer first."""
+    """Wait while the editor asks for the code lenses of the folder of a skill file (the test
+    queries scored after an edit, then a resolve for every visible lens): the skill's own
+    diagnostics (SK704 embeds the sentence being typed and ranks it over every skill, tens of ms
+    on the event loop) would otherwise run in the middle, and the lenses not yet answered would
+    wait for them. Never longer than LENS_WAIT_SECONDS; then one more turn of the event loop, so
+    the requests that waited answer first."""
     snapshot = ls.snapshot(uri)
-    if snapshot is None or snapshot.role is not FileRole.SKILL or not snapshot.folder.results_pending():
+    if snapshot is None or snapshot.role is not FileRole.SKILL:
         return
-    while snapshot.folder.results_pending():
+    folder = snapshot.folder
+    if not folder.lenses_busy(LENS_QUIET_SECONDS):
+        return
+    deadline = time.monotonic() + LENS_WAIT_SECONDS
+    while folder.lenses_busy(LENS_QUIET_SECONDS) and time.monotonic() < deadline:
         await asyncio.sleep(LENS_POLL_SECONDS)
     await asyncio.sleep(0)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import math
 import os
 import time
 from collections.abc import Callable
@@ -113,6 +114,7 @@ class Folder:
     _listing_bases: dict[tuple[str, str], tuple[int, ListingBase]] = field(default_factory=dict)
     _listed: tuple[int, list[tuple[str, ListedSkill]]] | None = None  # (changes, each skill's entry)
     _awaiting_results: int = 0  # requests inside results_async
+    _lens_answered: float = -math.inf  # time.monotonic() when a lens of this folder was last resolved
 
     def __post_init__(self) -> None:
         self.index.subscribe(self._count_change)
@@ -200,6 +202,15 @@ class Folder:
         """Whether a request is scoring the test queries right now (a lens, a hover, the test-query
         file's diagnostics): other work that can wait lets it finish first."""
         return self._results is None and self._awaiting_results > 0
+
+    def lens_answered(self) -> None:
+        """A code lens showing test-query results was resolved."""
+        self._lens_answered = time.monotonic()
+
+    def lenses_busy(self, quiet: float) -> bool:
+        """Whether the editor is asking for lenses: a request is scoring the test queries, or a lens
+        was resolved less than `quiet` seconds ago (an editor resolves the visible ones at once)."""
+        return self.results_pending() or time.monotonic() - self._lens_answered < quiet
 
     def advance_results(self, seconds: float = float("inf")) -> bool:
         """Score further test queries for up to `seconds`; True once every one is scored."""

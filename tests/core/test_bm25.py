@@ -182,6 +182,34 @@ def test_edits_between_queries_give_exactly_a_fresh_builds_scores() -> None:
         assert ranking(index, query, policy) == ranking(SkillIndex(list(index)), query, policy), step
 
 
+def test_scores_of_a_few_slots_are_every_slots_scores_bit_for_bit() -> None:
+    # Exact scores of a selection's candidates come from scores_of: from the postings for bulk-built
+    # slots, from a skill's own counts for the slots an editor's upserts added (the oldest of
+    # those beyond bm25f._ADDED_COUNTS searched for again). Either way, scores()'s values.
+    rng = random.Random(8)
+    skills = bm25f._ADDED_COUNTS + 16
+    bodies = {i: rng.sample(WORDS, 6) + rng.sample(MESSY_PIECES, 3) for i in range(skills)}
+
+    def version(i: int) -> SkillDocument:
+        return doc(i, f"s{i} {bodies[i][0]}", " ".join(bodies[i][:4]), " ".join(bodies[i] * (1 + i % 3)))
+
+    index = SkillIndex([version(i) for i in bodies])
+    search = bm25f_for(index)
+    # Random edits, then every skill edited once more: more slots added one by one than are kept.
+    for step, i in enumerate([rng.randrange(skills) for _ in range(60)] + list(range(skills))):
+        bodies[i][rng.randrange(len(bodies[i]))] = rng.choice([*WORDS, *MESSY_PIECES])
+        index.upsert(version(i))
+        if step % 10 and step != 59 + skills:
+            continue
+        live = np.flatnonzero(search.alive())
+        added = np.array(sorted(search._added_counts), np.int64)
+        for query in ("pdf form invoices", "the 数据 query query", "café release notes", "zzqx"):
+            every = search.scores(query)
+            for slots in (added, live[:5], live[-7:], np.concatenate([live[:3], added[-3:]]), live):
+                assert np.array_equal(search.scores_of(query, slots), every[slots]), (step, query, slots)
+    assert len(search._added_counts) == bm25f._ADDED_COUNTS
+
+
 # Text that exercises every path of the bulk build's word splitting: ASCII words of every length
 # around its 8- and 16-byte keys, stop words, apostrophes (ASCII and typographic, joining or not),
 # accented, Cyrillic and CJK letters, characters whose case-folding changes their length (ß, ﬁ, İ),

@@ -3,6 +3,7 @@ from the packages the `semantic` and `semantic-lite` extras install."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from pathlib import Path
@@ -60,6 +61,28 @@ def test_long_texts_are_cut_at_the_models_length() -> None:
     start = "configure the nginx reverse proxy for the api. "
     a, b = model.embed([start + "alpha " * 400, start + "alpha " * 400 + "omega " * 400])
     assert np.array_equal(a, b)  # both cut at MINILM_MAX_TOKENS: the tail is never read
+
+
+def test_a_text_changed_past_the_cut_is_not_run_again() -> None:
+    # An editor re-embeds the skill it edits on every keystroke: typing past what the model reads
+    # changes the text but not its token ids, and the model does not run again for it.
+    shared = embedding.load_model("minilm")
+    assert isinstance(shared, embedding.TransformerModel)
+    runs: list[int] = []
+
+    class Counting:
+        def run(self, *args: object) -> object:
+            runs.append(1)
+            return shared.session.run(*args)
+
+    model = dataclasses.replace(shared, session=Counting())  # a memory of recent texts of its own
+    start = "configure the nginx reverse proxy for the api. " + "alpha " * 100
+    first = model.embed([start + "omega"])[0]
+    assert np.array_equal(model.embed([start + "omegas"])[0], first) and len(runs) == 1
+    assert np.array_equal(first, shared.embed([start + "omega", "other"])[0])  # what a batch gives
+    short, longer = model.embed(["configure the proxy"])[0], model.embed(["configure the proxies"])[0]
+    assert len(runs) == 3 and not np.array_equal(short, longer)  # what the model reads changed
+    assert np.array_equal(model.embed(["configure the proxy"])[0], short) and len(runs) == 3
 
 
 def test_the_environment_chooses_a_model(monkeypatch: pytest.MonkeyPatch) -> None:

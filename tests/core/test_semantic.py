@@ -183,6 +183,54 @@ def test_requests_run_again_after_each_edit_get_exactly_a_fresh_builds_selection
     assert reused > rounds / 3  # 40 skills: an edit moves the statistics far more than among 20,000
 
 
+def test_a_selection_is_made_again_from_its_exact_scores_while_the_statistics_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Most keystrokes keep every field's word count and the document frequencies of a request's
+    # words: every other skill then scores exactly what it did, and hybrid selects again from
+    # the last selection's exact scores and the edited skill's. Whether the edited skill was
+    # selected before, rises, falls or leaves its place to a skill never scored exactly, the
+    # selection and every score must be exactly a fresh build's.
+    rng = random.Random(11)
+    fillers = ["zephyr", "quokka", "marmot", "ibex", "narwhal", "okapi"]  # in no request
+    bodies = {i: [*rng.sample(WORDS, 4), *rng.sample(fillers, 2)] for i in range(40)}
+    tags = {i: ("ops",) if i % 3 else ("docs",) for i in bodies}
+
+    def version(i: int) -> SkillDocument:
+        return doc(i, f"s{i}", " ".join(bodies[i][:3]), " ".join(bodies[i]), tags[i])
+
+    index = SkillIndex([version(i) for i in bodies])
+    search = hybrid_for(index)
+    full = {"selections": 0}
+    real = search._select
+
+    def counted(*args: Any) -> Any:
+        full["selections"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(search, "_select", counted)
+    queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(6)]
+    policies = [
+        SelectionPolicy(top_k=k, min_score=m, include_tags=t, scorer="hybrid")
+        for k, m, t in ((2, 0.0, []), (1, 0.28, []), (3, 0.0, ["docs"]), (0, 0.0, []))
+    ]
+    selections = 0
+    for step in range(120):
+        winners = [m.skill.path for m in select_skills(index, queries[step % 6], policies[0])]
+        # The winner of a request half the time (its old slot leaves the selection), else any skill.
+        i = int(winners[0].parent.name[1:]) if winners and step % 2 else rng.randrange(40)
+        slot = 3 + rng.randrange(3)  # a filler's place or a word of the body: same word count
+        word = rng.choice([w for w in fillers if w not in bodies[i]]) if slot > 3 else rng.choice(WORDS)
+        bodies[i][slot] = word
+        index.upsert(version(i))
+        fresh = SkillIndex(list(index))
+        for query in queries:
+            for policy in policies:
+                assert ranking(index, query, policy) == ranking(fresh, query, policy), (step, query, policy)
+                selections += 1
+    assert full["selections"] < selections / 2  # most were made again from the exact scores kept
+
+
 def test_hybrid_is_the_weighted_mean_of_bm25f_and_semantic() -> None:
     docs = [doc(i, n, d, b) for i, (n, d, b) in enumerate(SKILLS)]
     index = SkillIndex(docs)

@@ -136,6 +136,40 @@ async def test_a_hybrid_workspace_routes_hovers_and_scores_with_hybrid(tmp_path:
         assert all(0.0 < row["score"] <= 1.0 for row in rows)
 
 
+async def test_lenses_and_hovers_after_keystrokes_are_what_a_fresh_server_shows(tmp_path: Path) -> None:
+    # After every keystroke the server scores the test queries again reusing what the edit left
+    # alone (hybrid's exact scores while bm25f's statistics hold, bm25f's cached words, the vector
+    # of a text changed past what the model reads). Once the typing settles, every lens and the
+    # hover of each query show what a server started afresh on the same files shows.
+    workspace = hybrid_workspace(tmp_path)
+    skill = workspace / "skills" / "pdf-form-filling" / "SKILL.md"
+    queries_file = workspace / "skill-queries.yaml"
+    hovered = [PDF_QUERY, "Review this SQL migration", "What's the weather forecast"]
+    async with (
+        server(workspace) as client,
+        opened(client, queries_file, language_id="yaml") as queries,
+        opened(client, skill) as doc,
+    ):
+        first = await lens_titles(client, queries.uri)
+        # Inside what the model reads, then at the end of the description; words begin and end.
+        for after, typed in (("from structured data", " and JSON files"), ("a PDF form contains", " or SQL")):
+            for character in typed:
+                at = doc.position(after, after=len(after))
+                doc.edit([types.TextEdit(types.Range(at, at), character)])
+                after += character
+                assert len(await lens_titles(client, queries.uri)) == len(first)
+        titles = await lens_titles(client, queries.uri)
+        hovers = [await hover_text(client, queries.uri, queries.position(q, after=5)) for q in hovered]
+        skill.write_text(doc.text, encoding="utf-8")
+    async with (
+        server(workspace) as fresh,
+        opened(fresh, queries_file, language_id="yaml") as again,
+    ):
+        assert await lens_titles(fresh, again.uri) == titles
+        assert [await hover_text(fresh, again.uri, again.position(q, after=5)) for q in hovered] == hovers
+    assert titles != first  # the typing moved scores shown in the lenses
+
+
 async def test_without_the_model_a_hybrid_workspace_falls_back_to_bm25f(tmp_path: Path) -> None:
     workspace = hybrid_workspace(tmp_path)
     fake = broken_models(tmp_path / "site")
@@ -374,3 +408,12 @@ async def test_results_pending_while_a_request_scores_the_test_queries(tmp_path:
     results = await task
     assert not folder.results_pending() and len(results) == len(folder.cases)
     assert not folder.results_pending()  # scored: nothing to wait for
+
+
+def test_lenses_are_busy_while_scored_and_right_after_one_is_answered(tmp_path: Path) -> None:
+    """What else a skill's debounced diagnostics wait for: the rest of an editor's burst of lens
+    resolves (diagnostics.after_lenses), so that SK704 does not run in the middle of it."""
+    folder = State().load_folder(hybrid_workspace(tmp_path))
+    assert not folder.lenses_busy(quiet=3600.0)  # no lens asked for yet
+    folder.lens_answered()
+    assert folder.lenses_busy(quiet=3600.0) and not folder.lenses_busy(quiet=0.0)

@@ -448,6 +448,7 @@ TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved post
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
 _CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arrays)
+_ADDED_COUNTS = 64  # slots added one by one whose own counts are kept (an editor's open files)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -500,11 +501,18 @@ class Bm25fSearch(SlottedSearch):
         self._totals = [0.0 for _ in FIELDS]
         # Per-word contributions, valid while the live count and the field totals (so idf's N and
         # the average lengths) are what they were when cached; a change drops the words it touched.
-        self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
+        # Each entry: (live slots holding the word, their contributions, its document frequency,
+        # the slot count then). A skill added or removed since that holds the word "touches" it:
+        # the entry is brought up to date when its frequency is the same (an editor's upsert).
+        self._contributions: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], int, int]] = {}
+        self._touched: set[str] = set()
         self._cached_for: tuple[int, tuple[float, ...]] | None = None
         self._contribution_bytes = 0
         self._norms: list[np.ndarray[Any, Any]] | None = None
         self._frequencies: dict[str, int] = {}  # live document frequency per word, kept like the above
+        # The counts per field of each live slot added one by one (an editor's upserts), by word:
+        # its exact score for a request needs no search of the postings (scores_of()).
+        self._added_counts: dict[int, dict[str, list[int]]] = {}
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         if self._slots or len(docs) < 2:
@@ -662,6 +670,9 @@ class Bm25fSearch(SlottedSearch):
                 # uint16 postings (half of float32's memory; 5.8 million entries at 20,000
                 # skills): a word repeated more than 65,535 times in one field saturates anyway.
                 counts.setdefault(word, [0, 0, 0, 0])[f] = min(count, _MAX_COUNT)
+        self._added_counts[slot] = counts
+        if len(self._added_counts) > _ADDED_COUNTS:
+            del self._added_counts[next(iter(self._added_counts))]  # the oldest: searched for instead
         for word, per_field in counts.items():
             entry = self._postings.get(word)
             if entry is None:
@@ -669,7 +680,8 @@ class Bm25fSearch(SlottedSearch):
             entry[0].append(slot)
             for f in range(len(FIELDS)):
                 entry[1][f].append(per_field[f])
-            self._contributions.pop(word, None)  # its document frequency changed
+            if word in self._contributions:
+                self._touched.add(word)
             if word in self._frequencies:
                 self._frequencies[word] += 1
 
@@ -680,12 +692,18 @@ class Bm25fSearch(SlottedSearch):
         self._cached_for = None
 
     def _forget(self, slot: int, doc: SkillDocument) -> None:
+        counts = self._added_counts.pop(slot, None)
         for f in range(len(FIELDS)):
             self._totals[f] -= self._lengths[f][slot]
         if self._contributions or self._frequencies:
-            held = {word for field in FIELDS for word in terms(_field_text(doc, field))}
+            held = (
+                counts.keys()
+                if counts is not None
+                else {word for field in FIELDS for word in terms(_field_text(doc, field))}
+            )
             for word in held:
-                self._contributions.pop(word, None)  # its document frequency changed
+                if word in self._contributions:
+                    self._touched.add(word)
                 if word in self._frequencies:
                     self._frequencies[word] -= 1
 
@@ -702,30 +720,24 @@ class Bm25fSearch(SlottedSearch):
         key = (self._live, tuple(self._totals))
         if key != self._cached_for:
             self._contributions.clear()
+            self._touched.clear()
             self._contribution_bytes = 0
             self._norms = None
             self._cached_for = key
         cached = self._contributions.get(word)
+        if cached is not None and word in self._touched:
+            self._touched.discard(word)
+            cached = self._brought_up_to_date(word, *cached)
         if cached is not None:
-            return cached
+            return cached[0], cached[1]
         all_slots, all_counts = self._posting(word)
         if not len(all_slots):
             empty = (np.zeros(0, np.int32), np.zeros(0))
             return empty
-        if self._norms is None or len(self._norms[0]) < len(self._slots):
-            # Per-slot length normalisation; slots added since keep the same averages, so only
-            # theirs are computed (elementwise: the same values as computing all of them).
-            done = 0 if self._norms is None else len(self._norms[0])
-            fresh = self._length_norms(slice(done, None))
-            self._norms = (
-                fresh
-                if self._norms is None
-                else [np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)]
-            )
+        norms = self._current_norms()
         live = np.frombuffer(self._alive, dtype=np.int8)[all_slots].astype(bool)
         slots = all_slots[live]
         self._frequencies[word] = len(slots)
-        norms = self._norms
         contribution = self._contribution(
             all_counts[:, live], [norms[f][slots] for f in range(len(FIELDS))], self._idf(len(slots))
         )
@@ -736,9 +748,59 @@ class Bm25fSearch(SlottedSearch):
         if self._contribution_bytes + size > _CONTRIBUTION_BYTES or len(self._contributions) > 50_000:
             self._contributions.clear()
             self._contribution_bytes = 0
-        self._contributions[word] = (slots, contribution)
+        self._contributions[word] = (slots, contribution, len(slots), len(self._slots))
         self._contribution_bytes += size  # an upper bound: words dropped one by one are not subtracted
         return slots, contribution
+
+    def _current_norms(self) -> list[np.ndarray[Any, Any]]:
+        """Every slot's length norms per field under the current averages (cached with them)."""
+        if self._norms is None or len(self._norms[0]) < len(self._slots):
+            # Slots added since keep the same averages, so only theirs are computed (elementwise:
+            # the same values as computing all of them).
+            done = 0 if self._norms is None else len(self._norms[0])
+            fresh = self._length_norms(slice(done, None))
+            self._norms = (
+                fresh
+                if self._norms is None
+                else [np.concatenate((old, new)) for old, new in zip(self._norms, fresh, strict=True)]
+            )
+        return self._norms
+
+    def _brought_up_to_date(
+        self,
+        word: str,
+        slots: np.ndarray[Any, Any],
+        contribution: np.ndarray[Any, Any],
+        frequency: int,
+        upto: int,
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], int, int] | None:
+        """A cached word's entry after skills holding it came or went, with N and the averages the
+        same: with the same document frequency (an upsert that keeps the word), the same idf, so
+        only the removed slots leave and the slots added since are computed. None (and the
+        entry dropped) when the frequency moved."""
+        if self._frequency(word) != frequency:
+            del self._contributions[word]
+            return None
+        alive = np.frombuffer(self._alive, dtype=np.int8)
+        kept = alive[slots].astype(bool)
+        slots, contribution = slots[kept], contribution[kept]
+        extra = self._postings.get(word)
+        if extra is not None:  # slots added one by one, ascending: those from `upto` on are new
+            posted = np.frombuffer(extra[0], dtype=np.int32)
+            start = int(np.searchsorted(posted, upto))
+            added = posted[start:]
+            live = alive[added].astype(bool)
+            if live.any():
+                added = added[live]
+                counts = np.stack([np.frombuffer(c, dtype=np.uint16)[start:][live] for c in extra[1]])
+                norms = self._current_norms()
+                more = self._contribution(
+                    counts, [norms[f][added] for f in range(len(FIELDS))], self._idf(frequency)
+                )
+                slots, contribution = np.concatenate((slots, added)), np.concatenate((contribution, more))
+        entry = (slots, contribution, frequency, len(self._slots))
+        self._contributions[word] = entry
+        return entry
 
     def _contribution(
         self,
@@ -830,17 +892,10 @@ class Bm25fSearch(SlottedSearch):
         where: list[np.ndarray[Any, Any]] = []
         counts: list[np.ndarray[Any, Any]] = []
         factors: list[tuple[int, float, int]] = []  # (hits, idf, repeat) per part
-        lowest, highest = int(slots.min()), int(slots.max())
-        for word, repeat in words.items():
-            idf = 0.0
-            for posting, held_counts in self._posting_parts(word, lowest, highest):
-                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
-                held = np.flatnonzero(posting[at] == slots)
-                if len(held):
-                    idf = idf or self._idf(self._frequency(word))
-                    where.append(held)
-                    counts.append(held_counts[:, at[held]])
-                    factors.append((len(held), idf, repeat))
+        added = [self._added_counts.get(slot) for slot in slots.tolist()]
+        if all(held is not None for held in added):
+            return self._scores_of_added(words, slots, [held for held in added if held is not None])
+        self._posting_hits(words, slots, where, counts, factors)
         if not where:
             return np.round(total, 6)
         positions = np.concatenate(where)
@@ -853,6 +908,64 @@ class Bm25fSearch(SlottedSearch):
         evidence = total / self._idf(1)
         scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
         return scaled
+
+    def _scores_of_added(
+        self, words: Counter[str], slots: np.ndarray[Any, Any], held: list[dict[str, list[int]]]
+    ) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """scores_of() for slots added one by one (an editor's upserts), from each one's own counts:
+        the same arithmetic as scores()'s, one value at a time (length norms in float32, as numpy
+        computes them from the float32 lengths; the rest in float64, words added in the same
+        order), which for a few slots costs a fraction of numpy's calls."""
+        p = self.p
+        weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
+        bs = [(np.float32(1.0 - b), np.float32(b)) for b in (p.name_b, p.description_b, p.tags_b, p.body_b)]
+        averages = [np.float32(average) for average in self._averages()]
+        idfs: dict[str, float] = {}
+        single = self._idf(1)
+        found = []
+        for slot, counts in zip(slots.tolist(), held, strict=True):
+            norms = [
+                float(rest + b * np.float32(self._lengths[f][slot]) / averages[f])
+                for f, (rest, b) in enumerate(bs)
+            ]
+            total = 0.0
+            for word, repeat in words.items():
+                per_field = counts.get(word)
+                if per_field is None:
+                    continue
+                idf = idfs.get(word)
+                if idf is None:
+                    idf = idfs[word] = self._idf(self._frequency(word))
+                weighted = 0.0
+                for f, count in enumerate(per_field):
+                    if count:
+                        weighted += weights[f] * count / norms[f]
+                total += repeat * (idf * weighted / (p.k1 + weighted))
+            evidence = total / single
+            found.append(evidence / (evidence + 1.0))
+        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.array(found, dtype=np.float64).round(6)
+        return scaled
+
+    def _posting_hits(
+        self,
+        words: Counter[str],
+        slots: np.ndarray[Any, Any],
+        where: list[np.ndarray[Any, Any]],
+        counts: list[np.ndarray[Any, Any]],
+        factors: list[tuple[int, float, int]],
+    ) -> None:
+        """scores_of()'s hits, found in the postings."""
+        lowest, highest = int(slots.min()), int(slots.max())
+        for word, repeat in words.items():
+            idf = 0.0
+            for posting, held_counts in self._posting_parts(word, lowest, highest):
+                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
+                held = np.flatnonzero(posting[at] == slots)
+                if len(held):
+                    idf = idf or self._idf(self._frequency(word))
+                    where.append(held)
+                    counts.append(held_counts[:, at[held]])
+                    factors.append((len(held), idf, repeat))
 
     def _posting_parts(
         self, word: str, lowest: int = 0, highest: int = 2**31

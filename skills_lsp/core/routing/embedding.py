@@ -26,8 +26,9 @@ import importlib.util
 import os
 import platform
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,6 +40,7 @@ from skills_lsp.core.routing.scorer import EMBEDDING_MODULES, modules_found
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 _DATA = Path(__file__).resolve().parent / "data"
 _TOKENIZED_AT_ONCE = 512  # texts per tokenizer call (both cores still busy; memory bounded)
+_RECENT = 64  # vectors of single texts kept by their token ids (TransformerModel.embed)
 
 
 class EmbeddingModel(Protocol):
@@ -71,6 +73,15 @@ class TransformerModel:
     # Texts run at once: 8 costs no more time than 32 and peaks at half the memory (measured:
     # 395 against 838 MiB for 300 real skills, onnxruntime's memory arena off).
     batch: int = 8
+    # The vectors of the last texts embedded one at a time, by their token ids after the cut: an
+    # editor re-embeds the skill it edits on every keystroke, and typing past the model's
+    # max_tokens changes its text but not what the model reads (a vector depends on the ids alone).
+    _recent: OrderedDict[bytes, Matrix] = field(
+        default_factory=OrderedDict, init=False, repr=False, compare=False
+    )
+    _recent_lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     def embed(self, texts: list[str]) -> Matrix:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
@@ -82,10 +93,29 @@ class TransformerModel:
         for first in range(0, len(texts), _TOKENIZED_AT_ONCE):
             encoded = self.tokenizer.encode_batch(texts[first : first + _TOKENIZED_AT_ONCE])
             ids_of.extend(np.asarray(encoding.ids, dtype=np.int64) for encoding in encoded)
+        if len(texts) > 1:
+            self._run(ids_of, out)
+            return out
+        key = ids_of[0].tobytes()
+        with self._recent_lock:
+            known = self._recent.get(key)
+            if known is not None:
+                self._recent.move_to_end(key)
+                out[0] = known
+                return out
+        self._run(ids_of, out)
+        with self._recent_lock:
+            self._recent[key] = out[0].copy()
+            while len(self._recent) > _RECENT:
+                self._recent.popitem(last=False)
+        return out
+
+    def _run(self, ids_of: list[np.ndarray[Any, np.dtype[np.int64]]], out: Matrix) -> None:
+        """Each text's vector (from its token ids) into its row of `out`."""
         # Shortest first, so each batch is padded to about its own length (padding costs as much
         # as text). A row's vector does not depend on its batch or its padding: masked positions
         # take no part (checked bit for bit in tests/core/routing/test_embedding.py).
-        order = sorted(range(len(texts)), key=lambda i: len(ids_of[i]))
+        order = sorted(range(len(ids_of)), key=lambda i: len(ids_of[i]))
         for start in range(0, len(order), self.batch):
             rows = order[start : start + self.batch]
             width = max(len(ids_of[i]) for i in rows)
@@ -100,7 +130,6 @@ class TransformerModel:
             )[0]
             summed = (hidden * mask[:, :, None]).sum(axis=1, dtype=np.float64)
             out[rows] = _unit_rows(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
-        return out
 
 
 @dataclass(frozen=True)

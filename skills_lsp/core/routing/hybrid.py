@@ -14,9 +14,11 @@ rank changing. Needs an embedding model (the `semantic` extra).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ import numpy as np
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.routing.bm25f import Bm25fSearch, Statistics, bm25f_for, matched_terms, shared_words
 from skills_lsp.core.routing.intent import keyword_search, probe_for, quick_answer_penalty
+from skills_lsp.core.routing.ranking import matches, ranked_slots
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.semantic import APPROXIMATION, DECIMALS, select_exact, semantic_for
 
@@ -36,6 +39,8 @@ _NEW_SLOTS = 256
 _DRIFT = 0.005
 # float32 storage of a 0..1 score (relative error 2^-24) and rounding to 6 decimals.
 _STORAGE = 1e-6
+_SETTLED = 1024  # (request, policy) pairs whose last selection is kept (see _Settled)
+_SETTLED_SLOTS = 256  # exact scores a kept selection may hold (most hold a few)
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,28 @@ class _Kept:
     scores: np.ndarray[Any, np.dtype[np.float32]]
     statistics: Statistics
     generations: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A request's last selection under one policy: the exact scores it was made from, a floor
+    under every other skill's score, and what those scores depended on. While bm25f's statistics
+    for the request are the same, a skill that was there then scores exactly what it did then."""
+
+    statistics: Statistics
+    generations: tuple[int, int]
+    weight: float
+    slots: int  # the slot count then: slots from here on were added since
+    exact: dict[int, float]  # by slot
+    floor: float  # every live slot then and not in `exact` scored less
+
+    def comparable(self, now: _Settled) -> bool:
+        """Whether skills there then score now exactly what they scored then."""
+        return (self.statistics, self.generations, self.weight) == (
+            now.statistics,
+            now.generations,
+            now.weight,
+        )
 
 
 class HybridSearch:
@@ -63,6 +90,8 @@ class HybridSearch:
         # after every keystroke; see select()).
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         self._kept_lock = threading.Lock()
+        # Per request and policy, the last selection and its exact scores (see _settled_select()).
+        self._settled: OrderedDict[tuple[object, ...], _Settled] = OrderedDict()
         # Subscribed after both searches, so they have followed a change before this forgets.
         index.subscribe(self._on_change)
 
@@ -158,11 +187,86 @@ class HybridSearch:
         vector = self.semantic.query_vector(query)
         order = self._aligned()
         penalty = self.penalty(query)
+        exact: dict[int, float] = {}  # the exact scores this selection rests on, by slot
 
         def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
             words = self.lexical.scores_of(query, order[slots])
-            return self._penalised(self._mean(words, self.semantic.exact(vector, slots)), penalty)
+            scores = self._penalised(self._mean(words, self.semantic.exact(vector, slots)), penalty)
+            exact.update(zip(slots.tolist(), scores.tolist(), strict=True))
+            return scores
 
+        key = (query, policy.top_k, policy.min_score, tuple(policy.include_tags), tuple(policy.exclude_tags))
+        then = _Settled(
+            self.lexical.statistics(query),
+            (self.semantic.generation, self.lexical.generation),
+            self.weight,
+            len(documents),
+            exact,
+            math.inf,
+        )
+        with self._kept_lock:
+            settled = self._settled.get(key)
+        chosen = None
+        if settled is not None and settled.comparable(then):
+            chosen, floor = self._settled_select(settled, exact, fused, policy), settled.floor
+        if chosen is None:
+            exact.clear()
+            chosen, floor = self._select(query, vector, penalty, fused, policy)
+        with self._kept_lock:
+            if len(exact) > _SETTLED_SLOTS:  # a tag filter: every skill that may pass it was scored
+                self._settled.pop(key, None)
+            else:
+                self._settled[key] = replace(then, floor=floor)
+                self._settled.move_to_end(key)
+                while len(self._settled) > _SETTLED:
+                    self._settled.popitem(last=False)
+        return matches(documents, chosen)
+
+    def _settled_select(
+        self,
+        settled: _Settled,
+        exact: dict[int, float],
+        fused: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, np.dtype[np.float64]]],
+        policy: SelectionPolicy,
+    ) -> list[tuple[float, int]] | None:
+        """The selection from the last one's exact scores and those of the skills added since (all
+        of them put in `exact`); None when that may not be the selection exact scores of every
+        skill give.
+
+        `settled` was made under the same statistics: every skill there then scores exactly what
+        it scored then, and those it did not score exactly less than its floor. So the selection
+        among the skills it scored and those added since is every skill's when its last (top_k-th)
+        score reaches the floor, or when the floor is under what any selected skill needs."""
+        documents = self.semantic.documents()
+        if len(documents) < settled.slots:
+            return None
+        exact.update((slot, score) for slot, score in settled.exact.items() if documents[slot] is not None)
+        added = [slot for slot in range(settled.slots, len(documents)) if documents[slot] is not None]
+        if added:
+            fused(np.array(added, np.int64))  # recorded in `exact`
+        among = list(exact)
+        chosen = ranked_slots(
+            [documents[slot] for slot in among],
+            np.ones(len(among), bool),
+            np.array([exact[slot] for slot in among]),
+            policy,
+        )
+        if settled.floor <= max(policy.min_score, 0.0) or (
+            len(chosen) >= policy.top_k and (not chosen or chosen[-1][0] >= settled.floor)
+        ):
+            return [(score, among[i]) for score, i in chosen]
+        return None  # a skill removed since was selected, and one not scored then may take its place
+
+    def _select(
+        self,
+        query: str,
+        vector: np.ndarray[Any, np.dtype[np.float32]],
+        penalty: float,
+        fused: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, np.dtype[np.float64]]],
+        policy: SelectionPolicy,
+    ) -> tuple[list[tuple[float, int]], float]:
+        """The selection from the kept approximate scores (see select()), and its floor."""
+        documents = self.semantic.documents()
         alive = self.semantic.alive()
         kept, drift = self._kept_for(query, vector, len(documents))
         approximate = np.zeros(len(documents))

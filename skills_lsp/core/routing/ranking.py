@@ -43,6 +43,26 @@ def ranked(
 ) -> list[SkillMatch]:
     """`policy` applied to per-slot scores: a score above 0 and at least `min_score`, the tag
     filter, the best `top_k`; ties broken by (name, path), never by the order skills were added."""
+    return matches(slots, ranked_slots(slots, alive, scores, policy))
+
+
+def matches(slots: list[SkillDocument | None], chosen: list[tuple[float, int]]) -> list[SkillMatch]:
+    """(score, slot) pairs as the matches a selection returns."""
+    found = []
+    for score, slot in chosen:
+        doc = slots[slot]
+        assert doc is not None  # ranked_slots chooses live slots only
+        found.append(SkillMatch(score, doc.summary()))
+    return found
+
+
+def ranked_slots(
+    slots: list[SkillDocument | None],
+    alive: np.ndarray[Any, np.dtype[np.bool_]],
+    scores: np.ndarray[Any, np.dtype[np.float64]],
+    policy: SelectionPolicy,
+) -> list[tuple[float, int]]:
+    """`ranked`'s selection as (score, slot) pairs."""
     if policy.top_k <= 0 or not len(scores):
         return []
     include = {ascii_lower(t) for t in policy.include_tags}
@@ -55,16 +75,16 @@ def ranked(
         candidates = candidates[scores[candidates] >= kth]
     # Best first (in numpy); with a tag filter, the loop stops once top_k have passed it.
     candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
-    chosen: list[tuple[float, SkillDocument]] = []
-    for slot in candidates:
+    chosen: list[tuple[float, SkillDocument, int]] = []
+    for slot in candidates.tolist():
         score = float(scores[slot])
         if len(chosen) >= policy.top_k and score < chosen[-1][0]:
             break  # ties with the last chosen stay in, for the (name, path) tie-break below
-        doc = slots[int(slot)]
+        doc = slots[slot]
         if doc is not None and tag_allowed(doc, include, exclude):
-            chosen.append((score, doc))
+            chosen.append((score, doc, slot))
     chosen.sort(key=lambda item: (-item[0], item[1].sort_key()))
-    return [SkillMatch(score, doc.summary()) for score, doc in chosen[: policy.top_k]]
+    return [(score, slot) for score, _, slot in chosen[: policy.top_k]]
 
 
 class SlottedSearch:

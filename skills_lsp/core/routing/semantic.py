@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import tempfile
 import threading
@@ -38,7 +39,7 @@ import numpy as np
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.routing.embedding import EmbeddingModel, available, load_model, model_name
-from skills_lsp.core.routing.ranking import SlottedSearch, ranked
+from skills_lsp.core.routing.ranking import SlottedSearch, matches, ranked_slots
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 
 # The part of a body that describes a skill best is its start (the model reads 64 word pieces in
@@ -292,7 +293,7 @@ class SemanticSearch(SlottedSearch):
         if not len(self._slots):
             return []
         vector = self.query_vector(query)
-        return select_exact(
+        chosen, _ = select_exact(
             self._slots,
             self.alive(),
             self.approximate_for(query, vector).astype(np.float64),
@@ -300,6 +301,7 @@ class SemanticSearch(SlottedSearch):
             lambda slots: self.exact(vector, slots),
             policy,
         )
+        return matches(self._slots, chosen)
 
 
 def select_exact(
@@ -309,21 +311,24 @@ def select_exact(
     error: float,
     exact: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, np.dtype[np.float64]]],
     policy: SelectionPolicy,
-) -> list[SkillMatch]:
+) -> tuple[list[tuple[float, int]], float]:
     """`ranked` over exact scores, computed only where they can matter: slots whose approximate
     score (off by at most `error`) could reach min_score and, without a tag filter, the top_k.
-    The selection is exactly the one all exact scores would give."""
+    The selection is exactly the one all exact scores would give: (score, slot) pairs, with a
+    floor: every live slot not scored exactly scores less than that."""
     if policy.top_k <= 0:
-        return []
-    candidates = np.flatnonzero(alive & (approximate >= max(policy.min_score, 0.0) - error))
+        return [], math.inf
+    floor = max(policy.min_score, 0.0)
+    candidates = np.flatnonzero(alive & (approximate >= floor - error))
     if not policy.include_tags and not policy.exclude_tags and len(candidates) > policy.top_k:
-        kth = np.partition(approximate[candidates], -policy.top_k)[-policy.top_k]
+        kth = float(np.partition(approximate[candidates], -policy.top_k)[-policy.top_k])
         # Each of the true top_k scores at least kth - error exactly, so approximately kth - 2 error.
         candidates = candidates[approximate[candidates] >= kth - 2 * error]
+        floor = max(floor, kth - error)
     scores = np.zeros(len(slots))
     if len(candidates):
         scores[candidates] = exact(candidates)
-    return ranked(slots, alive, scores, policy)
+    return ranked_slots(slots, alive, scores, policy), floor
 
 
 __all__ = ["ScorerUnavailable", "available", "load_model", "model_name"]  # re-exported for callers
