@@ -276,8 +276,8 @@ def select_saved(
     head = columns.head
     size = len(head["names"])
     model = load_model()
-    if model.name != head["model"]:
-        raise ValueError("another model")
+    if model.name != head["model"] or head["weight"] != HYBRID_BM25F_WEIGHT:
+        raise ValueError("saved with another model or weight")
     if top_k <= 0 or not size:
         return []
     vectors = columns.array("vectors")

@@ -41,8 +41,8 @@ import numpy as np
 from skills_lsp._version import __version__
 from skills_lsp.core.files.cache import cache_dir_for, find_config, store_dir
 from skills_lsp.core.files.frames import RACY_NS, file_stamp, listing_holds, read_head, write_frame
-from skills_lsp.core.routing.bm25f import Bm25fParameters, Bm25fScores, bm25f_for
-from skills_lsp.core.routing.lexical import LexicalScorer, best_slots, tokenize
+from skills_lsp.core.routing.bm25f import TERMS_VERSION, Bm25fParameters, Bm25fScores, bm25f_for
+from skills_lsp.core.routing.lexical import TOKENS_VERSION, LexicalScorer, best_slots, tokenize
 from skills_lsp.core.routing.ranking import best_first
 from skills_lsp.core.routing.scorer import scorer_for
 
@@ -61,7 +61,10 @@ Match = tuple[float, str, str, str]
 
 
 def frame_key(scorer: str, tokenizer: str) -> bytes:
-    return f"select/{FORMAT}/{__version__}/{scorer}/{tokenizer}".encode()
+    """What a saved state must have been written by: this format, package version, scorer and
+    tokenizer, and the versions of the tokenizers' splitting (what postings were made with)."""
+    versions = f"{TOKENS_VERSION}/{TERMS_VERSION}/{Bm25fParameters()}"
+    return f"select/{FORMAT}/{__version__}/{scorer}/{tokenizer}/{versions}".encode()
 
 
 class Columns:
