@@ -201,8 +201,14 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # The same, or a newline: the bulk build marks the end of each token it hands to the regex.
 _MARKED_WORD = re.compile(_WORD.pattern + r"|\n")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_CJK_SPLIT = re.compile(f"({_CJK.pattern})")
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+
+
+@cache
+def _cjk() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A CJK character, and the same as a splitting group: compiled when first needed (these
+    classes take about 20 ms to compile, and a warm `select` of most requests meets none)."""
+    return re.compile(_CJK), re.compile(f"({_CJK})")
 
 
 def stem(word: str) -> str:
@@ -230,13 +236,14 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=1 << 18)
 def _word_terms(word: str) -> tuple[str, ...]:
     """One case-folded word as bm25f terms (cached: skill text repeats its words a great deal)."""
-    if not word.isascii() and _CJK.search(word):
+    if not word.isascii() and _cjk()[0].search(word):
+        cjk, cjk_split = _cjk()
         # Each CJK character is a term; Latin runs inside (`审计Docker镜像`) are words again.
         return tuple(
             term
-            for piece in _CJK_SPLIT.split(word)
+            for piece in cjk_split.split(word)
             if piece
-            for term in ((piece,) if _CJK.fullmatch(piece) else _word_terms(piece))
+            for term in ((piece,) if cjk.fullmatch(piece) else _word_terms(piece))
         )
     word = word.replace("'", "")
     if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):

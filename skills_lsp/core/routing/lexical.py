@@ -19,13 +19,14 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.model import ascii_lower
 from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, tag_allowed
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer
+from skills_lsp.core.text import ascii_lower
 
 if TYPE_CHECKING:  # not imported to run: a warm `select` (routing/quick.py) reads no documents
     from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
@@ -61,7 +62,15 @@ def f32_bits(value: float) -> str:
 
 
 # Scripts written without spaces: each character is a token of its own (so 数据 finds 数据库).
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]")
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]"
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    """Compiled when the unicode tokenizer first runs (the class takes about 8 ms to compile)."""
+    return re.compile(_CJK)
+
+
 _UNICODE_WORD = re.compile(
     r"[^\W_](?:[^\W_]|[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a"
     r"\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903\u093a-\u094f\u0951-\u0957"
@@ -76,9 +85,10 @@ def tokenize(text: str, tokenizer: Tokenizer = "ascii") -> list[str]:
     if tokenizer == "unicode":
         tokens: list[str] = []
         for word in _UNICODE_WORD.findall(unicodedata.normalize("NFC", text)):
-            if _CJK.search(word):
-                tokens.extend(piece.casefold() for piece in _CJK.split(word) if piece)
-                tokens.extend(_CJK.findall(word))
+            cjk = _cjk()
+            if cjk.search(word):
+                tokens.extend(piece.casefold() for piece in cjk.split(word) if piece)
+                tokens.extend(cjk.findall(word))
             else:
                 tokens.append(word.casefold())
         return tokens

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.model import ascii_lower
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
+from skills_lsp.core.text import ascii_lower
 
 if TYPE_CHECKING:
     from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
