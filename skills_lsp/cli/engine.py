@@ -5,6 +5,7 @@ runtime builds, and which skills its budget cuts)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -168,7 +169,9 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from skills_lsp.core.routing import hybrid
 
             extra = hybrid.saved_state
-        quick.save(index, args.scorer, args.tokenizer, key, config, started, extra)
+        # A state that cannot be saved costs the next run its time, never this run its answer.
+        with contextlib.suppress(Exception):
+            quick.save(index, args.scorer, args.tokenizer, key, config, started, extra)
     printed = [(m.score, m.skill.name, str(m.skill.path), m.skill.id) for m in matches]
     explained = [details(m) for m in matches] if args.explain else None
     return _print_matches(args, printed, min_score, out, explained)
