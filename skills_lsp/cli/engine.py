@@ -134,7 +134,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from skills_lsp.core.routing.scorer import SelectionPolicy, scorer_for
     from skills_lsp.core.workspace.scorers import default_scorer
 
-    index = load_index(args)
+    index = load_index(args, keep_stamps=plain)
     if args.scorer is None:
         args.scorer = "lexical" if args.crate else default_scorer(workspace_of(args)[1], index)
     keep_vectors(args, [args.scorer])

@@ -337,12 +337,15 @@ def load_cached_workspace_index(
     cache_dir: Path | None = None,
     ignore: IgnoreFilter | None = None,
     progress: Callable[[int, int], None] | None = None,
+    keep_stamps: bool = False,
 ) -> SkillIndex:
     """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
     same index, reading only the files that changed since the last call, and saving the store
     when anything did. The index remembers its folder there, where its scorers keep what they
     build (`store_dir`). `progress(done, total)` is called once the files are found and then
-    about PROGRESS_STEPS times (a language server reports it while a large folder loads)."""
+    about PROGRESS_STEPS times (a language server reports it while a large folder loads).
+    `keep_stamps`: the index keeps what its documents rest on (`Stamps`, for a warm `select`'s
+    saved state; a server does not hold the listing for nothing)."""
     if cache_dir is not None:
         cache_dir = store_dir(cache_dir, root)
     store = DocumentStore(cache_dir)
@@ -365,7 +368,7 @@ def load_cached_workspace_index(
     saved = ordered is not None or store.save(records, [path_of[id(doc)] for doc in index])
     index.cache_dir = cache_dir
     index.frames = FrameFolder(cache_dir, _schema()) if cache_dir is not None else None
-    if saved and listing is not None and len(records) == len(files):
+    if keep_stamps and saved and listing is not None and len(records) == len(files):
         index.stamps = Stamps(listing, {path: (r[0], r[1]) for path, r in records.items()}, store.saved_ns)
     return index
 
