@@ -274,7 +274,7 @@ def select_saved(
     """hybrid's selection from its saved state (quick.py): HybridSearch.select with every slot
     alive and nothing kept from an earlier request, in the same arithmetic."""
     head = columns.head
-    size = len(head["names"])
+    size = head["size"]
     model = load_model()
     if model.name != head["model"] or head["weight"] != HYBRID_BM25F_WEIGHT:
         raise ValueError("saved with another model or weight")

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from skills_lsp.core.routing.bm25f import Bm25fSearch
     from skills_lsp.core.routing.scorer import Tokenizer
 
-FORMAT = 1
+FORMAT = 2  # 2: names, paths and ids as one string each
 FILE = "select-{}-{}.bin"  # scorer, tokenizer; in the index's store folder (store.store_dir)
 BLOCK = 1 << 16  # bytes of postings per CRC-32
 QUICK_SCORERS = ("lexical", "bm25f", "hybrid")
@@ -75,7 +75,7 @@ class Columns:
         self.fd = fd
         self.start = start
         self.text: str = head["vocabulary"]
-        self.offsets: list[int] = head["offsets"].tolist()
+        self.offsets: np.ndarray[Any, Any] = head["offsets"]  # a few bisections: no list of it
         self.rows: np.ndarray[Any, Any] = head["rows"]
         self.indptr: np.ndarray[Any, Any] = head["indptr"]
         self.crcs: np.ndarray[Any, Any] = head["crcs"]
@@ -138,10 +138,8 @@ def _sorted_vocabulary(vocabulary: list[str]) -> tuple[str, np.ndarray[Any, Any]
     words = sorted(vocabulary)  # strings compared directly: twice as fast as sorting rows by key
     row_of = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
     order = np.fromiter(map(row_of.__getitem__, words), np.int32, len(words))
-    lengths = np.fromiter(map(len, words), np.int64, len(words))
-    offsets = np.zeros(len(words) + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return "".join(words), offsets, order
+    text, offsets = _joined(words)
+    return text, offsets, order
 
 
 def _tail(
@@ -217,9 +215,11 @@ def save(
         "sizes": np.array([stamps.files[p][0] for p in files], np.int64),
         "mtimes": np.array([stamps.files[p][1] for p in files], np.int64),
         "trusted_before": trusted_before,
-        "names": [doc.name for doc in docs],
-        "paths": [str(doc.path) for doc in docs],
-        "ids": [doc.id for doc in docs],
+        "size": len(docs),
+        # One string each, cut by offsets when printed: 48,000 strings a run need not unpickle.
+        "names": _joined([doc.name for doc in docs]),
+        "paths": _joined([str(doc.path) for doc in docs]),
+        "ids": _joined([doc.id for doc in docs]),
     }
     arrays: dict[str, np.ndarray[Any, Any]]
     if scorer == "lexical":
@@ -345,9 +345,21 @@ def run_key(cwd: str, root: str, config: str | None, scorer: str, tokenizer: str
     return repr((cwd, root, config, scorer, tokenizer))
 
 
+def _joined(texts: list[str]) -> tuple[str, np.ndarray[Any, Any]]:
+    offsets = np.zeros(len(texts) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
+    return "".join(texts), offsets
+
+
+def _cut(joined: tuple[str, np.ndarray[Any, Any]], slot: int) -> str:
+    text, offsets = joined
+    return text[int(offsets[slot]) : int(offsets[slot + 1])]
+
+
 def matches(head: dict[str, Any], slots: list[int], scores: np.ndarray[Any, Any]) -> list[Match]:
+    """The printed form of `slots`: (score, name, path, id)."""
     names, paths, ids = head["names"], head["paths"], head["ids"]
-    return [(float(scores[slot]), names[slot], paths[slot], ids[slot]) for slot in slots]
+    return [(float(scores[s]), _cut(names, s), _cut(paths, s), _cut(ids, s)) for s in slots]
 
 
 def _lexical(columns: Columns, query: str, tokenizer: str, top_k: int, min_score: float) -> list[Match]:
@@ -378,7 +390,7 @@ class SavedBm25f(Bm25fScores):
         self.p = Bm25fParameters()
         self._lengths = list(head["lengths"])
         self._totals = list(head["totals"])
-        self._live = len(head["names"])
+        self._live = head["size"]
         self._norms: list[np.ndarray[Any, Any]] | None = None
         self._found: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None] = {}
 
@@ -418,7 +430,7 @@ class SavedBm25f(Bm25fScores):
 
 
 def _bm25f(columns: Columns, query: str, tokenizer: str, top_k: int, min_score: float) -> list[Match]:
-    size = len(columns.head["names"])
+    size = columns.head["size"]
     if top_k <= 0 or not size:
         return []
     scores = SavedBm25f(columns).scores(query)
