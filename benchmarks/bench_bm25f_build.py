@@ -51,7 +51,7 @@ def child(workspace: Path, cache: Path) -> dict[str, Any]:
     from skills_lsp.core.routing.bm25f import Bm25fSearch
 
     index = load_cached_workspace_index(workspace, cache_dir=cache)
-    index.cache_dir = None  # build, never load saved postings
+    index.cache_dir = index.frames = None  # build, never load saved postings
     for doc in index:
         _ = doc.body
     before = _memory()

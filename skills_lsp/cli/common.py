@@ -120,25 +120,31 @@ def workspace_of(args: argparse.Namespace) -> tuple[Path, Config]:
     return root, config
 
 
-def load_index(args: argparse.Namespace) -> SkillIndex:
+def load_index(args: argparse.Namespace, keep_stamps: bool = False) -> SkillIndex:
     """The command's index: the crate's with `--crate`, else the workspace index through the
-    persistent store in the workspace's cache folder (the one `check` uses)."""
+    persistent store in the workspace's cache folder (the one `check` uses); `keep_stamps`: with
+    what its documents rest on (`SkillIndex.stamps`, for `select`'s saved state)."""
     from skills_lsp.core.index.skill_index import load_skill_index
 
     root, config = workspace_of(args)
     if getattr(args, "crate", False):
         return load_skill_index(root)
-    return load_workspace(root, config)
+    return load_workspace(root, config, keep_stamps)
 
 
-def load_workspace(root: Path, config: Config) -> SkillIndex:
+def load_workspace(root: Path, config: Config, keep_stamps: bool = False) -> SkillIndex:
     """`root`'s workspace index as every command sees it: the config's roots, depth and ignore
     rules, through the persistent store in the workspace's cache folder (the one `check` uses)."""
     from skills_lsp.core.index.store import load_cached_workspace_index
 
     cache_dir = default_cache_dir([root], config)
     return load_cached_workspace_index(
-        root, config.roots_for(root), config.max_depth, cache_dir, config.ignore_filter(root)
+        root,
+        config.roots_for(root),
+        config.max_depth,
+        cache_dir,
+        config.ignore_filter(root),
+        keep_stamps=keep_stamps,
     )
 
 

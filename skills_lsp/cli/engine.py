@@ -5,8 +5,13 @@ runtime builds, and which skills its budget cuts)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
+import sys
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from skills_lsp.cli.common import (
@@ -97,13 +102,39 @@ def cmd_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from skills_lsp.core.routing.scorer import SelectionPolicy, scorer_for
-
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
+    started = time.time_ns()
+    # A plain request over a warm cache is answered from the scorer's saved state (quick.py),
+    # without loading the index; the full path below saves that state for the next run.
+    plain = (
+        args.scorer is not None  # the default scorer depends on the index
+        and not (args.crate or args.explain or tags(args.include_tags) or tags(args.exclude_tags))
+        and (args.min_score is None or math.isfinite(args.min_score))
+    )
+    if plain:
+        if args.scorer in ("lexical", "bm25f") and "numpy" not in sys.modules:
+            # Neither multiplies matrices: OpenBLAS need not start a thread per core when numpy is
+            # imported (30 ms of CPU on 2 cores, more on larger machines).
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        from skills_lsp.core.routing import quick
+
+        spec = SCORERS[args.scorer]
+        min_score = spec.default_min_score if args.min_score is None else args.min_score
+        scoring = None
+        if args.scorer == "hybrid":
+            from skills_lsp.core.routing import hybrid
+
+            scoring = hybrid.select_saved
+        found = quick.select(
+            args.root, args.scorer, args.tokenizer, args.query, args.top_k, min_score, os.getcwd(), scoring
+        )
+        if found is not None:
+            return _print_matches(args, found, min_score, out)
+    from skills_lsp.core.routing.scorer import SelectionPolicy, scorer_for
     from skills_lsp.core.workspace.scorers import default_scorer
 
-    index = load_index(args)
+    index = load_index(args, keep_stamps=plain)
     if args.scorer is None:
         args.scorer = "lexical" if args.crate else default_scorer(workspace_of(args)[1], index)
     keep_vectors(args, [args.scorer])
@@ -126,23 +157,50 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         assert document is not None
         return scorer_for(index, args.scorer).details(args.query, document, policy.tokenizer)
 
+    if plain:
+        from skills_lsp.core.files.cache import find_config
+        from skills_lsp.core.routing import quick
+
+        found_config = find_config(Path(args.root))
+        config = None if found_config is None else os.fspath(found_config)
+        key = quick.run_key(os.getcwd(), args.root, config, args.scorer, args.tokenizer)
+        extra = None
+        if args.scorer == "hybrid":
+            from skills_lsp.core.routing import hybrid
+
+            extra = hybrid.saved_state
+        # A state that cannot be saved costs the next run its time, never this run its answer.
+        with contextlib.suppress(Exception):
+            quick.save(index, args.scorer, args.tokenizer, key, config, started, extra)
+    printed = [(m.score, m.skill.name, str(m.skill.path), m.skill.id) for m in matches]
+    explained = [details(m) for m in matches] if args.explain else None
+    return _print_matches(args, printed, min_score, out, explained)
+
+
+def _print_matches(
+    args: argparse.Namespace,
+    matches: list[tuple[float, str, str, str]],
+    min_score: float,
+    out: TextIO,
+    explained: list[dict[str, Any]] | None = None,
+) -> int:
+    """`select`'s output: each match as (score, name, path, id), with its explanation if asked."""
     if args.format == "json":
-        rows = [
-            {"name": m.skill.name, "path": display(str(m.skill.path)), "id": m.skill.id, "score": m.score}
-            for m in matches
+        rows: list[dict[str, Any]] = [
+            {"name": name, "path": display(path), "id": skill_id, "score": score}
+            for score, name, path, skill_id in matches
         ]
-        if args.explain:
-            for row, match in zip(rows, matches, strict=True):
-                row["explain"] = details(match)
+        for row, explanation in zip(rows, explained or [], strict=False):
+            row["explain"] = explanation
         out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
         return 0
     if not matches:
         out.write(f"No skill scores {min_score} or more ({args.scorer} scorer) for: {args.query}\n")
         return 0
-    for rank, match in enumerate(matches, 1):
-        out.write(f"{rank}. {match.score:8.4f}  {match.skill.name}  ({display(str(match.skill.path))})\n")
-        if args.explain:
-            out.write(_explanation(details(match), match.score))
+    for rank, (score, name, path, _) in enumerate(matches, 1):
+        out.write(f"{rank}. {score:8.4f}  {name}  ({display(path)})\n")
+        if explained:
+            out.write(_explanation(explained[rank - 1], score))
     return 0
 
 

@@ -35,6 +35,7 @@ from typing import Any, TextIO
 from skills_lsp._version import __version__
 from skills_lsp.core.files.frames import (
     RACY_NS,
+    file_stamp,
     listing_holds,
     needed_probes,
     outside,
@@ -49,14 +50,6 @@ _CONTENT_PROBE = "sha256:"  # CheckCache's prefix of a content probe
 
 # A file's stamp: (size, mtime in ns, ctime in ns); None when it cannot be stat'ed.
 Stamp = tuple[int, int, int] | None
-
-
-def file_stamp(path: str) -> Stamp:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 class RunRecord:

@@ -10,6 +10,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from skills_lsp.core.text import ascii_lower as ascii_lower  # re-exported
+from skills_lsp.core.text import ascii_upper as ascii_upper  # re-exported
+
 
 class Severity(enum.IntEnum):
     """Finding severity; the numbers are LSP's DiagnosticSeverity values."""
@@ -131,20 +134,6 @@ class Finding:
             "message": self.message,
             "range": self.range.to_json(),
         }
-
-
-_TO_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-_TO_ASCII_UPPER = {c: c - 32 for c in range(ord("a"), ord("z") + 1)}
-
-
-def ascii_lower(text: str) -> str:
-    """Rust's `to_ascii_lowercase`: only A-Z change (`str.lower()` also folds `K` to `k`)."""
-    return text.translate(_TO_ASCII_LOWER)
-
-
-def ascii_upper(text: str) -> str:
-    """Rust's `to_ascii_uppercase`: only a-z change (`str.upper()` also turns `ſ` into `S`)."""
-    return text.translate(_TO_ASCII_UPPER)
 
 
 # The folders a skill bundles beside its SKILL.md (agentskills.io), in the spec's order.

@@ -61,6 +61,13 @@ def cache_dir_for(targets: Sequence[str | os.PathLike[str]], config_root: Path |
     return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
 
 
+def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
+    """The folder, in a cache folder, of one workspace root's index: two roots that share a cache
+    folder (two folders of one git checkout) keep an index each instead of replacing each other's."""
+    resolved = os.path.realpath(root)
+    return cache_dir / f"index-{hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]}"
+
+
 _PYPROJECT_TABLE = re.compile(
     r"""^[ \t]*(?:\[[ \t]*)?tool[ \t]*\.[ \t]*(?:skills-lsp|"skills-lsp"|'skills-lsp')[ \t]*[.\]=]""",
     re.MULTILINE,

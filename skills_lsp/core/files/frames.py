@@ -172,6 +172,33 @@ def write_frame(
     return True
 
 
+class FrameFolder:
+    """A folder of frames keyed `kind/schema`: where an index's scorers keep what they build
+    (store.py makes one per index), so that they need not import the store to use it."""
+
+    def __init__(self, folder: Path, schema: str) -> None:
+        self.folder = folder
+        self.schema = schema
+
+    def key(self, kind: str) -> bytes:
+        return f"{kind}/{self.schema}".encode()
+
+    def read(self, name: str, kind: str) -> Any | None:
+        return read_frame(self.folder / name, self.key(kind))
+
+    def write(self, name: str, kind: str, payload: Any) -> bool:
+        return write_frame(self.folder / name, self.key(kind), payload)
+
+
+def file_stamp(path: str) -> tuple[int, int, int] | None:
+    """(size, mtime in ns, ctime in ns) of `path`; None when it cannot be stat'ed."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
 def stamp(path: str) -> tuple[int, int] | None:
     try:
         info = os.stat(path)

@@ -33,6 +33,7 @@ from skills_lsp.core.files.discovery import (
     path_sort_key,
     regular_files,
 )
+from skills_lsp.core.files.frames import FrameFolder
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.allowed_tools import split_tools
@@ -216,6 +217,9 @@ class SkillIndex:
         self._derived_lock = threading.RLock()
         # Where structures built from this index may be kept between runs (store.py); None: nowhere.
         self.cache_dir: Path | None = None
+        self.frames: FrameFolder | None = None  # the frames in cache_dir (store.py)
+        # What its documents rest on, when they are the store's saved ones (store.Stamps).
+        self.stamps: Any = None
 
     # the crate's API
     def is_empty(self) -> bool:

@@ -28,9 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp._version import __version__
+from skills_lsp.core.files.cache import store_dir as store_dir  # re-exported
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH, Visited
 from skills_lsp.core.files.frames import MAGIC as MAGIC  # re-exported: the scorers save frames too
-from skills_lsp.core.files.frames import RACY_NS, listing_holds, needed_probes, outside, read_head
+from skills_lsp.core.files.frames import (
+    RACY_NS,
+    FrameFolder,
+    listing_holds,
+    needed_probes,
+    outside,
+    read_head,
+)
 from skills_lsp.core.files.frames import read_frame as read_frame
 from skills_lsp.core.files.frames import write_frame as write_frame
 from skills_lsp.core.files.ignore import IgnoreFilter
@@ -53,8 +61,12 @@ PROGRESS_STEPS = 50  # calls of a load's progress callback over its files
 def schema_key(kind: str) -> bytes:
     """What a frame of `kind` must have been written by: this format, this package version and
     the fields of a document (a development change of SkillDocument invalidates old frames)."""
+    return f"{kind}/{_schema()}".encode()
+
+
+def _schema() -> str:
     fields = ",".join(f.name for f in dataclasses.fields(SkillDocument))
-    return f"{kind}/{FORMAT}/{__version__}/{fields}".encode()
+    return f"{FORMAT}/{__version__}/{fields}"
 
 
 # One file's record: (size, mtime_ns, kind value, sha256 hex of its bytes or None, document or None)
@@ -279,13 +291,24 @@ def cached_workspace_files(
     Not seen without a walk: a directory reached through a symlink whose target was dangling when
     it was listed and has appeared since (no directory the walk listed changed); the cache folder
     itself (written by every run, so never a reason to walk again)."""
+    return _listing(root, roots, max_depth, ignore, cache_dir)[0]
+
+
+def _listing(
+    root: str | os.PathLike[str],
+    roots: Sequence[str],
+    max_depth: int,
+    ignore: IgnoreFilter | None,
+    cache_dir: Path | None,
+) -> tuple[dict[str, FileKind], dict[str, Any] | None]:
+    """`cached_workspace_files` and the listing saved for it (None: none could be saved)."""
     file = cache_dir / LISTING_FILE if cache_dir is not None else None
     key = _listing_key(root, roots, max_depth, ignore)
     if file is not None:
         saved = read_frame(file, schema_key("listing"))
         if saved is not None and listing_holds(saved, key):
             try:
-                return dict(zip(saved["paths"], map(FileKind, saved["kinds"]), strict=True))
+                return dict(zip(saved["paths"], map(FileKind, saved["kinds"]), strict=True)), saved
             except (KeyError, TypeError, ValueError):
                 pass
     started = time.time_ns()
@@ -302,15 +325,9 @@ def cached_workspace_files(
             "paths": list(files),
             "kinds": [kind.value for kind in files.values()],
         }
-        write_frame(file, schema_key("listing"), payload)
-    return files
-
-
-def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
-    """The folder, in a cache folder, of one workspace root's index: two roots that share a cache
-    folder (two folders of one git checkout) keep an index each instead of replacing each other's."""
-    resolved = os.path.realpath(root)
-    return cache_dir / f"index-{hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]}"
+        if write_frame(file, schema_key("listing"), payload):
+            return files, payload
+    return files, None
 
 
 def load_cached_workspace_index(
@@ -320,19 +337,22 @@ def load_cached_workspace_index(
     cache_dir: Path | None = None,
     ignore: IgnoreFilter | None = None,
     progress: Callable[[int, int], None] | None = None,
+    keep_stamps: bool = False,
 ) -> SkillIndex:
     """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
     same index, reading only the files that changed since the last call, and saving the store
     when anything did. The index remembers its folder there, where its scorers keep what they
     build (`store_dir`). `progress(done, total)` is called once the files are found and then
-    about PROGRESS_STEPS times (a language server reports it while a large folder loads)."""
+    about PROGRESS_STEPS times (a language server reports it while a large folder loads).
+    `keep_stamps`: the index keeps what its documents rest on (`Stamps`, for a warm `select`'s
+    saved state; a server does not hold the listing for nothing)."""
     if cache_dir is not None:
         cache_dir = store_dir(cache_dir, root)
     store = DocumentStore(cache_dir)
     records: dict[str, Record] = {}
     docs: list[SkillDocument] = []
     path_of: dict[int, str] = {}  # id(document) -> its record's path
-    files = cached_workspace_files(root, roots, max_depth, ignore, cache_dir)
+    files, listing = _listing(root, roots, max_depth, ignore, cache_dir)
     step = max(1, len(files) // PROGRESS_STEPS)
     for number, (path, kind) in enumerate(files.items()):
         if progress is not None and number % step == 0:
@@ -345,7 +365,21 @@ def load_cached_workspace_index(
             path_of[id(doc)] = path
     ordered = store.ordered(records)
     index = SkillIndex(ordered, ordered=True) if ordered is not None else SkillIndex(docs)
-    if ordered is None:
-        store.save(records, [path_of[id(doc)] for doc in index])
+    saved = ordered is not None or store.save(records, [path_of[id(doc)] for doc in index])
     index.cache_dir = cache_dir
+    index.frames = FrameFolder(cache_dir, _schema()) if cache_dir is not None else None
+    if keep_stamps and saved and listing is not None and len(records) == len(files):
+        index.stamps = Stamps(listing, {path: (r[0], r[1]) for path, r in records.items()}, store.saved_ns)
     return index
+
+
+@dataclasses.dataclass(frozen=True)
+class Stamps:
+    """What the documents of an index loaded through the store rest on, all saved: the listing
+    of the walk (`frames.listing_holds`), each file's (size, mtime in ns) stamp when it was read
+    or last found unchanged, and when the store was saved (stamps within RACY_NS of that are not
+    trusted). A warm `select` (routing/quick.py) checks these instead of loading the index."""
+
+    listing: dict[str, Any]
+    files: dict[str, tuple[int, int]]
+    saved_ns: int

@@ -31,14 +31,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
-from skills_lsp.core.index.store import read_frame, schema_key, write_frame
 from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
+
+if TYPE_CHECKING:  # not imported to run: a warm `select` (routing/quick.py) reads no documents
+    from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
 # English function words that carry no routing signal ("the", "my", "to" used to score).
 STOP_WORDS = frozenset(
@@ -200,8 +201,14 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # The same, or a newline: the bulk build marks the end of each token it hands to the regex.
 _MARKED_WORD = re.compile(_WORD.pattern + r"|\n")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_CJK_SPLIT = re.compile(f"({_CJK.pattern})")
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+
+
+@cache
+def _cjk() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A CJK character, and the same as a splitting group: compiled when first needed (these
+    classes take about 20 ms to compile, and a warm `select` of most requests meets none)."""
+    return re.compile(_CJK), re.compile(f"({_CJK})")
 
 
 def stem(word: str) -> str:
@@ -229,13 +236,14 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=1 << 18)
 def _word_terms(word: str) -> tuple[str, ...]:
     """One case-folded word as bm25f terms (cached: skill text repeats its words a great deal)."""
-    if not word.isascii() and _CJK.search(word):
+    if not word.isascii() and _cjk()[0].search(word):
+        cjk, cjk_split = _cjk()
         # Each CJK character is a term; Latin runs inside (`审计Docker镜像`) are words again.
         return tuple(
             term
-            for piece in _CJK_SPLIT.split(word)
+            for piece in cjk_split.split(word)
             if piece
-            for term in ((piece,) if _CJK.fullmatch(piece) else _word_terms(piece))
+            for term in ((piece,) if cjk.fullmatch(piece) else _word_terms(piece))
         )
     word = word.replace("'", "")
     if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
@@ -480,7 +488,117 @@ def _averages(totals: Sequence[float], live: int) -> list[float]:
     return [max(t / max(live, 1), 1e-9) for t in totals]
 
 
-class Bm25fSearch(SlottedSearch):
+class Bm25fScores:
+    """The BM25F arithmetic over postings, shared by the search that follows an index
+    (`Bm25fSearch`) and a warm `select`'s saved state (routing/quick.py): both give the same
+    scores bit for bit because they run this same code over the same counts and lengths."""
+
+    p: Bm25fParameters
+    _lengths: list[Any]  # per field, float32 lengths by slot (array("f") or a numpy array)
+    _totals: list[float]
+    _live: int
+
+    def slot_count(self) -> int:
+        raise NotImplementedError
+
+    def _term_scores(self, word: str) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, Any]]:
+        raise NotImplementedError
+
+    def _frequency(self, word: str) -> int:
+        raise NotImplementedError
+
+    def _posting_parts(
+        self, word: str, lowest: int = 0, highest: int = 2**31
+    ) -> list[tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]]:
+        raise NotImplementedError
+
+    def _idf(self, document_frequency: int) -> float:
+        return _idf(document_frequency, self._live)
+
+    def _contribution(
+        self,
+        counts: np.ndarray[Any, Any],
+        norms: list[np.ndarray[Any, Any]],
+        idf: float | np.ndarray[Any, Any],
+    ) -> np.ndarray[Any, Any]:
+        """idf x the saturated field-weighted frequency of postings with these counts per field and
+        these length norms. Elementwise: a subset of postings gets the same values."""
+        p = self.p
+        weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
+        weighted = np.zeros(counts.shape[1])
+        for f in range(len(FIELDS)):
+            if counts[f].any():
+                weighted += weights[f] * counts[f] / norms[f]
+        contribution: np.ndarray[Any, Any] = idf * weighted / (p.k1 + weighted)
+        return contribution
+
+    def _averages(self) -> list[float]:
+        return _averages(self._totals, self._live)
+
+    def _length_norms(self, which: slice | np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
+        """Each field's length normalisation 1 - b + b x length / average length for the slots
+        `which` picks (elementwise: any subset gets the same values)."""
+        p = self.p
+        bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
+        averages = self._averages()
+        return [
+            1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[which] / averages[f]
+            for f in range(len(FIELDS))
+        ]
+
+    def scores_of(self, query: str, slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """`scores(query)[slots]` for live `slots`, bit for bit, computed for those slots only:
+        each value is elementwise the same arithmetic, its words added in the same order."""
+        slots = np.asarray(slots, dtype=np.int64)
+        total = np.zeros(len(slots))
+        words = Counter(terms(query))
+        if not words or not self._live or not len(slots):
+            return np.round(total, 6)
+        # Every (word, slot) hit, word by word: positions among `slots`, counts, idf x repeat.
+        where: list[np.ndarray[Any, Any]] = []
+        counts: list[np.ndarray[Any, Any]] = []
+        factors: list[tuple[int, float, int]] = []  # (hits, idf, repeat) per part
+        lowest, highest = int(slots.min()), int(slots.max())
+        for word, repeat in words.items():
+            idf = 0.0
+            for posting, held_counts in self._posting_parts(word, lowest, highest):
+                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
+                held = np.flatnonzero(posting[at] == slots)
+                if len(held):
+                    idf = idf or self._idf(self._frequency(word))
+                    where.append(held)
+                    counts.append(held_counts[:, at[held]])
+                    factors.append((len(held), idf, repeat))
+        if not where:
+            return np.round(total, 6)
+        positions = np.concatenate(where)
+        norms = self._length_norms(slots[positions])
+        idfs = np.repeat([idf for _, idf, _ in factors], [n for n, _, _ in factors])
+        repeats = np.repeat([r for _, _, r in factors], [n for n, _, _ in factors])
+        contribution = self._contribution(np.concatenate(counts, axis=1), norms, idfs)
+        # Unbuffered and in order: each slot gets its words' contributions in the words' order.
+        np.add.at(total, positions, repeats * contribution)
+        evidence = total / self._idf(1)
+        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
+        return scaled
+
+    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """Every slot's score (0..1) for `query`: see the module doc for the scale."""
+        total = np.zeros(self.slot_count())
+        words = Counter(terms(query))
+        if not words or not self._live:
+            return total
+        for word, repeat in words.items():
+            slots, contribution = self._term_scores(word)
+            if len(slots):
+                total[slots] += repeat * contribution  # a word is in a slot's postings once
+        evidence = total / self._idf(1)
+        # Rounded as semantic's are: 6 decimals are plenty, and equal matches tie exactly.
+        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
+        return scaled
+
+
+class Bm25fSearch(SlottedSearch, Bm25fScores):
     """BM25F over an index, following its upserts and removes."""
 
     def __init__(self, index: SkillIndex, parameters: Bm25fParameters | None = None) -> None:
@@ -628,9 +746,10 @@ class Bm25fSearch(SlottedSearch):
 
     def _load_saved(self, docs: list[SkillDocument]) -> bool:
         """The postings saved for exactly these documents by an earlier run, if any (store.py)."""
-        if self.index.cache_dir is None:
+        frames = self.index.frames
+        if frames is None:
             return False
-        state = read_frame(self.index.cache_dir / SAVED_FILE, schema_key("bm25f"))
+        state = frames.read(SAVED_FILE, "bm25f")
         if not isinstance(state, dict) or state.get("key") != self._state_key(docs):
             return False
         for doc in docs:
@@ -646,7 +765,8 @@ class Bm25fSearch(SlottedSearch):
         return True
 
     def _save(self, docs: list[SkillDocument]) -> None:
-        if self.index.cache_dir is None:
+        frames = self.index.frames
+        if frames is None:
             return
         state = {
             "key": self._state_key(docs),
@@ -657,7 +777,20 @@ class Bm25fSearch(SlottedSearch):
             "lengths": [np.frombuffer(a, dtype=np.float32).copy() for a in self._lengths],
             "totals": list(self._totals),
         }
-        write_frame(self.index.cache_dir / SAVED_FILE, schema_key("bm25f"), state)
+        frames.write(SAVED_FILE, "bm25f", state)
+
+    def columns(
+        self,
+    ) -> tuple[list[str], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+        """The bulk-built postings as (vocabulary, indptr, slots, counts per field), word row r's
+        being entries [indptr[r], indptr[r + 1]); None when documents were added since."""
+        if self._postings:
+            return None
+        return list(self._vocabulary), self._indptr, self._base_slots, self._base_counts
+
+    def field_lengths(self) -> tuple[list[np.ndarray[Any, np.dtype[np.float32]]], list[float]]:
+        """Each field's length by slot (float32) and total."""
+        return [np.frombuffer(a, dtype=np.float32) for a in self._lengths], list(self._totals)
 
     def _add(self, doc: SkillDocument) -> None:
         slot = self._claim(doc)
@@ -706,9 +839,6 @@ class Bm25fSearch(SlottedSearch):
                     self._touched.add(word)
                 if word in self._frequencies:
                     self._frequencies[word] -= 1
-
-    def _idf(self, document_frequency: int) -> float:
-        return _idf(document_frequency, self._live)
 
     def _term_scores(self, word: str) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, Any]]:
         """(live slots holding `word`, idf x saturated field-weighted frequency for each).
@@ -802,37 +932,6 @@ class Bm25fSearch(SlottedSearch):
         self._contributions[word] = entry
         return entry
 
-    def _contribution(
-        self,
-        counts: np.ndarray[Any, Any],
-        norms: list[np.ndarray[Any, Any]],
-        idf: float | np.ndarray[Any, Any],
-    ) -> np.ndarray[Any, Any]:
-        """idf x the saturated field-weighted frequency of postings with these counts per field and
-        these length norms. Elementwise: a subset of postings gets the same values."""
-        p = self.p
-        weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
-        weighted = np.zeros(counts.shape[1])
-        for f in range(len(FIELDS)):
-            if counts[f].any():
-                weighted += weights[f] * counts[f] / norms[f]
-        contribution: np.ndarray[Any, Any] = idf * weighted / (p.k1 + weighted)
-        return contribution
-
-    def _averages(self) -> list[float]:
-        return _averages(self._totals, self._live)
-
-    def _length_norms(self, which: slice | np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
-        """Each field's length normalisation 1 - b + b x length / average length for the slots
-        `which` picks (elementwise: any subset gets the same values)."""
-        p = self.p
-        bs = (p.name_b, p.description_b, p.tags_b, p.body_b)
-        averages = self._averages()
-        return [
-            1.0 - bs[f] + bs[f] * np.frombuffer(self._lengths[f], dtype=np.float32)[which] / averages[f]
-            for f in range(len(FIELDS))
-        ]
-
     def _frequency(self, word: str) -> int:
         """How many live skills hold `word` (cached until a skill holding it comes or goes)."""
         found = self._frequencies.get(word)
@@ -881,33 +980,14 @@ class Bm25fSearch(SlottedSearch):
         return moved / single_now + ceiling * abs(1.0 / single_now - 1.0 / single_then) + _ROUNDING
 
     def scores_of(self, query: str, slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """`scores(query)[slots]` for live `slots`, bit for bit, computed for those slots only:
-        each value is elementwise the same arithmetic, its words added in the same order."""
+        """`scores(query)[slots]` for live `slots`, bit for bit; slots added one by one (an editor's
+        upserts) from their own kept counts, the others from the postings (Bm25fScores)."""
         slots = np.asarray(slots, dtype=np.int64)
-        total = np.zeros(len(slots))
         words = Counter(terms(query))
-        if not words or not self._live or not len(slots):
-            return np.round(total, 6)
-        # Every (word, slot) hit, word by word: positions among `slots`, counts, idf x repeat.
-        where: list[np.ndarray[Any, Any]] = []
-        counts: list[np.ndarray[Any, Any]] = []
-        factors: list[tuple[int, float, int]] = []  # (hits, idf, repeat) per part
-        added = [self._added_counts.get(slot) for slot in slots.tolist()]
-        if all(held is not None for held in added):
-            return self._scores_of_added(words, slots, [held for held in added if held is not None])
-        self._posting_hits(words, slots, where, counts, factors)
-        if not where:
-            return np.round(total, 6)
-        positions = np.concatenate(where)
-        norms = self._length_norms(slots[positions])
-        idfs = np.repeat([idf for _, idf, _ in factors], [n for n, _, _ in factors])
-        repeats = np.repeat([r for _, _, r in factors], [n for n, _, _ in factors])
-        contribution = self._contribution(np.concatenate(counts, axis=1), norms, idfs)
-        # Unbuffered and in order: each slot gets its words' contributions in the words' order.
-        np.add.at(total, positions, repeats * contribution)
-        evidence = total / self._idf(1)
-        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
-        return scaled
+        held = [self._added_counts.get(slot) for slot in slots.tolist()]
+        if words and self._live and len(slots) and all(counts is not None for counts in held):
+            return self._scores_of_added(words, slots, [counts for counts in held if counts is not None])
+        return super().scores_of(query, slots)
 
     def _scores_of_added(
         self, words: Counter[str], slots: np.ndarray[Any, Any], held: list[dict[str, list[int]]]
@@ -946,27 +1026,6 @@ class Bm25fSearch(SlottedSearch):
         scaled: np.ndarray[Any, np.dtype[np.float64]] = np.array(found, dtype=np.float64).round(6)
         return scaled
 
-    def _posting_hits(
-        self,
-        words: Counter[str],
-        slots: np.ndarray[Any, Any],
-        where: list[np.ndarray[Any, Any]],
-        counts: list[np.ndarray[Any, Any]],
-        factors: list[tuple[int, float, int]],
-    ) -> None:
-        """scores_of()'s hits, found in the postings."""
-        lowest, highest = int(slots.min()), int(slots.max())
-        for word, repeat in words.items():
-            idf = 0.0
-            for posting, held_counts in self._posting_parts(word, lowest, highest):
-                at = np.minimum(np.searchsorted(posting, slots), len(posting) - 1)
-                held = np.flatnonzero(posting[at] == slots)
-                if len(held):
-                    idf = idf or self._idf(self._frequency(word))
-                    where.append(held)
-                    counts.append(held_counts[:, at[held]])
-                    factors.append((len(held), idf, repeat))
-
     def _posting_parts(
         self, word: str, lowest: int = 0, highest: int = 2**31
     ) -> list[tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]]:
@@ -996,21 +1055,6 @@ class Bm25fSearch(SlottedSearch):
         # Joined, a copy even of one part: a part added one by one views arrays that still grow.
         # Added after the bulk build means later slots, so the join is still ascending.
         return np.concatenate([slots for slots, _ in parts]), np.concatenate([c for _, c in parts], axis=1)
-
-    def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """Every slot's score (0..1) for `query`: see the module doc for the scale."""
-        total = np.zeros(len(self._slots))
-        words = Counter(terms(query))
-        if not words or not self._live:
-            return total
-        for word, repeat in words.items():
-            slots, contribution = self._term_scores(word)
-            if len(slots):
-                total[slots] += repeat * contribution  # a word is in a slot's postings once
-        evidence = total / self._idf(1)
-        # Rounded as semantic's are: 6 decimals are plenty, and equal matches tie exactly.
-        scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
-        return scaled
 
     def select(self, query: str, policy: SelectionPolicy) -> list[SkillMatch]:
         return ranked(self._slots, self.alive(), self.scores(query), policy)

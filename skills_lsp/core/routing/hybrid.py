@@ -19,16 +19,27 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.routing import quick
 from skills_lsp.core.routing.bm25f import Bm25fSearch, Statistics, bm25f_for, matched_terms, shared_words
+from skills_lsp.core.routing.embedding import load_model
 from skills_lsp.core.routing.intent import keyword_search, probe_for, quick_answer_penalty
-from skills_lsp.core.routing.ranking import matches, ranked_slots
+from skills_lsp.core.routing.ranking import best_first, matches, ranked_slots
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
-from skills_lsp.core.routing.semantic import APPROXIMATION, DECIMALS, select_exact, semantic_for
+from skills_lsp.core.routing.semantic import (
+    APPROXIMATION,
+    DECIMALS,
+    exact_similarity,
+    exact_where_needed,
+    select_exact,
+    semantic_for,
+)
+
+if TYPE_CHECKING:
+    from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
 HYBRID_BM25F_WEIGHT = 0.6  # benchmarks/tune_fusion.py, on the tuning split (benchmarks/README.md)
 _KEPT = 128  # requests whose approximate scores are kept (76 KiB each at 20,000 skills)
@@ -72,6 +83,21 @@ class _Settled:
             now.generations,
             now.weight,
         )
+
+
+def fused_mean(
+    weight: float, words: np.ndarray[Any, Any], meaning: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
+    """The fusion itself, before the quick-question penalty (also a warm `select`'s, quick.py)."""
+    mean: np.ndarray[Any, Any] = weight * words + (1.0 - weight) * meaning
+    return mean
+
+
+def penalised(mean: np.ndarray[Any, Any], penalty: float) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """The scores shown: the fused mean less the request's penalty, never under 0, rounded."""
+    shifted = np.maximum(mean - np.float64(penalty), np.float64(0.0))
+    rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
+    return rounded
 
 
 class HybridSearch:
@@ -131,16 +157,9 @@ class HybridSearch:
         return aligned
 
     def _mean(self, words: np.ndarray[Any, Any], meaning: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """The fusion itself, before the quick-question penalty."""
-        mean: np.ndarray[Any, Any] = self.weight * words + (1.0 - self.weight) * meaning
-        return mean
+        return fused_mean(self.weight, words, meaning)
 
-    @staticmethod
-    def _penalised(mean: np.ndarray[Any, Any], penalty: float) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """The scores shown: the fused mean less the request's penalty, never under 0, rounded."""
-        shifted = np.maximum(mean - np.float64(penalty), np.float64(0.0))
-        rounded: np.ndarray[Any, np.dtype[np.float64]] = np.round(shifted, DECIMALS)
-        return rounded
+    _penalised = staticmethod(penalised)
 
     def task_probability(self, query: str) -> float:
         """How likely `query` asks for a task rather than a quick answer (intent.py); 1.0 when the
@@ -337,3 +356,52 @@ def hybrid_for(index: SkillIndex) -> HybridSearch:
     search = scorer_for(index, "hybrid")
     assert isinstance(search, HybridSearch)
     return search
+
+
+def saved_state(
+    index: SkillIndex, docs: list[SkillDocument]
+) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]]] | None:
+    """What hybrid's saved state adds to bm25f's (quick.save): the model, the weight and the
+    skill vectors in slot order; None when its slots are not `docs`."""
+    search = hybrid_for(index)
+    semantic = search.semantic
+    if not quick.same_slots(semantic.documents(), docs):
+        return None
+    head = {"model": semantic.model.name, "weight": search.weight}
+    return head, {"vectors": np.ascontiguousarray(semantic.matrix())}
+
+
+def select_saved(
+    columns: quick.Columns, query: str, tokenizer: str, top_k: int, min_score: float
+) -> list[quick.Match]:
+    """hybrid's selection from its saved state (quick.py): HybridSearch.select with every slot
+    alive and nothing kept from an earlier request, in the same arithmetic."""
+    head = columns.head
+    size = head["size"]
+    model = load_model()
+    if model.name != head["model"] or head["weight"] != HYBRID_BM25F_WEIGHT:
+        raise ValueError("saved with another model or weight")
+    if top_k <= 0 or not size:
+        return []
+    vectors = columns.array("vectors")
+    weight: float = head["weight"]
+    vector = np.asarray(model.embed([query])[0], dtype=np.float32)
+    probe = probe_for(model)
+    chance = 1.0 if probe is None else probe.task_probability(vector)
+    penalty = 0.0 if keyword_search(query) else quick_answer_penalty(chance)
+    lexical = quick.SavedBm25f(columns)
+
+    def fused(slots: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+        meaning = exact_similarity(vectors[slots], vector)
+        return penalised(fused_mean(weight, lexical.scores_of(query, slots), meaning), penalty)
+
+    similarity = np.clip((vectors @ vector).astype(np.float64), 0.0, 1.0)
+    kept = fused_mean(weight, lexical.scores(query), similarity).astype(np.float32)
+    approximate = np.zeros(size)
+    approximate[:size] = kept - penalty
+    error = weight * 0.0 + (1.0 - weight) * APPROXIMATION + _STORAGE
+    alive = np.ones(size, dtype=bool)
+    policy = SelectionPolicy(top_k, min_score, [], [], "ascii", "hybrid")
+    scores, _ = exact_where_needed(alive, approximate, error, fused, policy)
+    slots = best_first(alive, scores, min_score, top_k, False)
+    return quick.matches(head, slots[:top_k].tolist(), scores)

@@ -17,19 +17,19 @@ import struct
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.files.discovery import path_sort_key
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
-from skills_lsp.core.index.store import read_frame, schema_key, write_frame
-from skills_lsp.core.model import ascii_lower
 from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, tag_allowed
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer
+from skills_lsp.core.text import ascii_lower
+
+if TYPE_CHECKING:  # not imported to run: a warm `select` (routing/quick.py) reads no documents
+    from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
 NAME_WEIGHT = 4.0
 DESCRIPTION_WEIGHT = 2.5
@@ -62,7 +62,15 @@ def f32_bits(value: float) -> str:
 
 
 # Scripts written without spaces: each character is a token of its own (so 数据 finds 数据库).
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]")
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]"
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    """Compiled when the unicode tokenizer first runs (the class takes about 8 ms to compile)."""
+    return re.compile(_CJK)
+
+
 _UNICODE_WORD = re.compile(
     r"[^\W_](?:[^\W_]|[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a"
     r"\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903\u093a-\u094f\u0951-\u0957"
@@ -77,9 +85,10 @@ def tokenize(text: str, tokenizer: Tokenizer = "ascii") -> list[str]:
     if tokenizer == "unicode":
         tokens: list[str] = []
         for word in _UNICODE_WORD.findall(unicodedata.normalize("NFC", text)):
-            if _CJK.search(word):
-                tokens.extend(piece.casefold() for piece in _CJK.split(word) if piece)
-                tokens.extend(_CJK.findall(word))
+            cjk = _cjk()
+            if cjk.search(word):
+                tokens.extend(piece.casefold() for piece in cjk.split(word) if piece)
+                tokens.extend(cjk.findall(word))
             else:
                 tokens.append(word.casefold())
         return tokens
@@ -160,12 +169,11 @@ def _tag_filter(policy: SelectionPolicy) -> tuple[set[str], set[str]]:
     return {ascii_lower(t) for t in policy.include_tags}, {ascii_lower(t) for t in policy.exclude_tags}
 
 
-def _order(score: float, doc: SkillDocument) -> tuple[float, str, tuple[str, ...]]:
-    return (-score, doc.name, path_sort_key(doc.path))
-
-
 def _finish(scored: list[tuple[float, SkillDocument]], policy: SelectionPolicy) -> list[SkillMatch]:
-    best = heapq.nsmallest(policy.top_k, scored, key=lambda item: _order(item[0], item[1]))
+    def order(item: tuple[float, SkillDocument]) -> tuple[float, tuple[str, tuple[str, ...]]]:
+        return (-item[0], item[1].sort_key())  # (name, path) as the crate orders them
+
+    best = heapq.nsmallest(policy.top_k, scored, key=order)
     return [SkillMatch(score, doc.summary()) for score, doc in best]
 
 
@@ -189,6 +197,51 @@ def select_skills_plain(
         if score >= threshold:
             scored.append((score, doc))
     return _finish(scored, policy)
+
+
+Postings = Iterable[tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.float32]]]]
+
+
+def best_slots(
+    postings: Callable[[str], Postings],
+    tokens: Sequence[str],
+    size: int,
+    norms: np.ndarray[Any, np.dtype[np.float32]],
+    min_score: float,
+    allowed: np.ndarray[Any, np.dtype[np.bool_]],
+    rank: np.ndarray[Any, np.dtype[np.int64]],
+    top_k: int,
+) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.float32]]]:
+    """The crate's arithmetic over an inverted index: the best `top_k` slots of `size` (by score,
+    then `rank`, the index's (name, path) order) and every slot's score. `postings(token)` gives
+    the (slots, weights) holding a token; shared by `SkillSearch` and a warm `select`'s saved
+    state (routing/quick.py), so both give the crate's answers bit for bit."""
+    slots, weights = [], []
+    for token, count in Counter(tokens).items():
+        for token_slots, token_weights in postings(token):
+            slots.append(token_slots)
+            weight = token_weights.astype(np.float64)
+            weights.append(weight * count if count > 1 else weight)
+    if slots:  # with weights, bincount sums float64 (numpy's stubs say int)
+        counts = np.bincount(np.concatenate(slots), np.concatenate(weights), minlength=size)
+        raw = np.asarray(counts, dtype=np.float64)
+    else:
+        raw = np.zeros(size)
+    scores = raw.astype(np.float32) / norms
+    valid = scores >= np.float32(f32(min_score))
+    valid &= allowed
+    candidates = np.flatnonzero(valid)
+    if len(candidates) > top_k:
+        cand_scores = scores[candidates]
+        kth = np.partition(cand_scores, len(cand_scores) - top_k)[len(cand_scores) - top_k]
+        sure = candidates[cand_scores > kth]
+        tied = candidates[cand_scores == kth]
+        need = top_k - len(sure)
+        if len(tied) > need:
+            tied = tied[np.argpartition(rank[tied], need - 1)[:need]] if need > 0 else tied[:0]
+        candidates = np.concatenate([sure, tied])
+    order = candidates[np.lexsort((rank[candidates], -scores[candidates]))]
+    return order[:top_k], scores
 
 
 class SkillSearch(SlottedSearch):
@@ -228,16 +281,12 @@ class SkillSearch(SlottedSearch):
         if len(self._slots) == len(docs) > 1:  # a full build (not an editor's one change)
             self._save(docs)
 
-    def _saved_file(self) -> Path | None:
-        cache_dir = self.index.cache_dir
-        return None if cache_dir is None else cache_dir / SAVED_FILE.format(self.tokenizer)
-
     def _load_saved(self, docs: list[SkillDocument]) -> bool:
         """The postings saved for exactly these documents by an earlier run, if any (store.py)."""
-        file = self._saved_file()
-        if file is None:
+        frames = self.index.frames
+        if frames is None:
             return False
-        state = read_frame(file, schema_key("lexical"))
+        state = frames.read(SAVED_FILE.format(self.tokenizer), "lexical")
         if not isinstance(state, dict) or state.get("key") != documents_key(docs, TOKENS_VERSION):
             return False
         for doc in docs:
@@ -251,21 +300,44 @@ class SkillSearch(SlottedSearch):
         return True
 
     def _save(self, docs: list[SkillDocument]) -> None:
-        file = self._saved_file()
-        if file is None:
+        frames = self.index.frames
+        columns = self.columns()
+        if frames is None or columns is None:
             return
-        entries = list(self._postings.values())
-        lengths = np.fromiter((len(e[0]) for e in entries), dtype=np.int64, count=len(entries))
+        vocabulary, indptr, slots, weights = columns
         state = {
             "key": documents_key(docs, TOKENS_VERSION),
-            "vocabulary": list(self._postings),
-            "indptr": np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)]),
-            "slots": np.frombuffer(b"".join(e[0].tobytes() for e in entries), dtype=np.int32),
-            "weights": np.frombuffer(b"".join(e[1].tobytes() for e in entries), dtype=np.float32),
+            "vocabulary": vocabulary,
+            "indptr": indptr,
+            "slots": slots,
+            "weights": weights,
             "norms": np.frombuffer(self._norms, dtype=np.float32).copy(),
             "tags": {tag: np.frombuffer(slots, dtype=np.int32).copy() for tag, slots in self._tags.items()},
         }
-        write_frame(file, schema_key("lexical"), state)
+        frames.write(SAVED_FILE.format(self.tokenizer), "lexical", state)
+
+    def columns(
+        self,
+    ) -> tuple[list[str], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+        """The postings as (vocabulary, indptr, slots, weights): token row r's are the entries
+        [indptr[r], indptr[r + 1]) of slots and weights. None when they are split between a saved
+        build and documents added since (an editor's)."""
+        if self._vocabulary:
+            if self._postings:
+                return None
+            return list(self._vocabulary), self._indptr, self._base_slots, self._base_weights
+        entries = list(self._postings.values())
+        lengths = np.fromiter((len(e[0]) for e in entries), dtype=np.int64, count=len(entries))
+        return (
+            list(self._postings),
+            np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)]),
+            np.frombuffer(b"".join(e[0].tobytes() for e in entries), dtype=np.int32),
+            np.frombuffer(b"".join(e[1].tobytes() for e in entries), dtype=np.float32),
+        )
+
+    def norms(self) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Each slot's norm, the crate's max(sqrt(unique body tokens), 1) in float32."""
+        return np.frombuffer(self._norms, dtype=np.float32)
 
     def _token_postings(
         self, token: str
@@ -331,37 +403,18 @@ class SkillSearch(SlottedSearch):
         tokens = tokenize(query, self.tokenizer)
         if not tokens and not include:
             return []
-        size = len(self._slots)
-        slots, weights = [], []
-        for token, count in Counter(tokens).items():
-            for token_slots, token_weights in self._token_postings(token):
-                slots.append(token_slots)
-                weight = token_weights.astype(np.float64)
-                weights.append(weight * count if count > 1 else weight)
-        if slots:  # with weights, bincount sums float64 (numpy's stubs say int)
-            counts = np.bincount(np.concatenate(slots), np.concatenate(weights), minlength=size)
-            raw = np.asarray(counts, dtype=np.float64)
-        else:
-            raw = np.zeros(size)
-        norms = np.frombuffer(self._norms, dtype=np.float32)
-        scores = raw.astype(np.float32) / norms
-        valid = scores >= np.float32(f32(policy.min_score))
-        valid &= self._allowed(include, exclude)
-        candidates = np.flatnonzero(valid)
-        top_k = policy.top_k
-        rank = self._ranks()
-        if len(candidates) > top_k:
-            cand_scores = scores[candidates]
-            kth = np.partition(cand_scores, len(cand_scores) - top_k)[len(cand_scores) - top_k]
-            sure = candidates[cand_scores > kth]
-            tied = candidates[cand_scores == kth]
-            need = top_k - len(sure)
-            if len(tied) > need:
-                tied = tied[np.argpartition(rank[tied], need - 1)[:need]] if need > 0 else tied[:0]
-            candidates = np.concatenate([sure, tied])
-        order = candidates[np.lexsort((rank[candidates], -scores[candidates]))]
+        order, scores = best_slots(
+            self._token_postings,
+            tokens,
+            len(self._slots),
+            np.frombuffer(self._norms, dtype=np.float32),
+            policy.min_score,
+            self._allowed(include, exclude),
+            self._ranks(),
+            policy.top_k,
+        )
         matches = []
-        for slot in order[:top_k]:
+        for slot in order:
             doc = self._slots[int(slot)]
             assert doc is not None
             matches.append(SkillMatch(float(scores[slot]), doc.summary()))

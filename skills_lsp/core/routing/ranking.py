@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
-from skills_lsp.core.model import ascii_lower
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
+from skills_lsp.core.text import ascii_lower
+
+if TYPE_CHECKING:
+    from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
 
 def documents_key(docs: list[SkillDocument], *version: object) -> str:
@@ -33,6 +35,26 @@ def tag_allowed(skill: SkillDocument, include: set[str], exclude: set[str]) -> b
     if exclude and tags & exclude:
         return False
     return not include or bool(tags & include)
+
+
+def best_first(
+    alive: np.ndarray[Any, np.dtype[np.bool_]],
+    scores: np.ndarray[Any, np.dtype[np.float64]],
+    min_score: float,
+    top_k: int,
+    filtered: bool,
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The slots that can be selected, best first (ties in slot order): a score above 0 and at
+    least `min_score`; unless a tag filter will drop some (`filtered`), only the `top_k` best and
+    every slot tied with the last of them."""
+    candidates = np.flatnonzero(alive & (scores > 0.0) & (scores >= min_score))
+    if not filtered and len(candidates) > top_k:
+        # Only the top_k best scores (and every skill tied with the last of them) can be chosen:
+        # partition instead of sorting thousands of weak matches in Python.
+        kth = np.partition(scores[candidates], -top_k)[-top_k]
+        candidates = candidates[scores[candidates] >= kth]
+    # Best first (in numpy); with a tag filter, ranked()'s loop stops once top_k have passed it.
+    return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
 def ranked(
@@ -67,14 +89,7 @@ def ranked_slots(
         return []
     include = {ascii_lower(t) for t in policy.include_tags}
     exclude = {ascii_lower(t) for t in policy.exclude_tags}
-    candidates = np.flatnonzero(alive & (scores > 0.0) & (scores >= policy.min_score))
-    if not include and not exclude and len(candidates) > policy.top_k:
-        # Only the top_k best scores (and every skill tied with the last of them) can be chosen:
-        # partition instead of sorting thousands of weak matches in Python.
-        kth = np.partition(scores[candidates], -policy.top_k)[-policy.top_k]
-        candidates = candidates[scores[candidates] >= kth]
-    # Best first (in numpy); with a tag filter, the loop stops once top_k have passed it.
-    candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+    candidates = best_first(alive, scores, policy.min_score, policy.top_k, bool(include or exclude))
     chosen: list[tuple[float, SkillDocument, int]] = []
     for slot in candidates.tolist():
         score = float(scores[slot])

@@ -17,10 +17,12 @@ import importlib.util
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from skills_lsp.core.errors import ScorerUnavailable
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, SkillSummary
+
+if TYPE_CHECKING:  # not imported to run: a warm `select` (routing/quick.py) reads no documents
+    from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, SkillSummary
 
 Tokenizer = Literal["ascii", "unicode"]
 ScorerName = str  # a key of SCORERS

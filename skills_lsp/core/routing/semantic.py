@@ -32,15 +32,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.routing.embedding import EmbeddingModel, available, load_model, model_name
 from skills_lsp.core.routing.ranking import SlottedSearch, matches, ranked_slots
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
+
+if TYPE_CHECKING:  # not imported to run: a warm `select` (routing/quick.py) reads no documents
+    from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
 # The part of a body that describes a skill best is its start (the model reads 64 word pieces in
 # all, so this is only an upper bound on what is tokenized).
@@ -223,6 +225,10 @@ class SemanticSearch(SlottedSearch):
     def _vectors(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         return self._matrix[: len(self._slots)]
 
+    def matrix(self) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Each slot's vector, one row per slot (a view: not to be changed)."""
+        return self._vectors()
+
     def query_vector(self, query: str) -> np.ndarray[Any, np.dtype[np.float32]]:
         with self._queries_lock:
             vector = self._queries.get(query)
@@ -271,11 +277,7 @@ class SemanticSearch(SlottedSearch):
     ) -> np.ndarray[Any, np.dtype[np.float64]]:
         """The similarity of `slots` (all when None) in float64, clipped to 0..1 and rounded to 6
         decimals: what scores are made of, the same whatever order the skills were added in."""
-        rows = self._vectors() if slots is None else self._vectors()[slots]
-        similarity: np.ndarray[Any, np.dtype[np.float64]] = np.round(
-            np.clip(rows.astype(np.float64) @ vector.astype(np.float64), 0.0, 1.0), DECIMALS
-        )
-        return similarity
+        return exact_similarity(self._vectors() if slots is None else self._vectors()[slots], vector)
 
     def scores(self, query: str) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Every slot's cosine similarity to `query`, clipped to 0..1 and rounded."""
@@ -304,6 +306,16 @@ class SemanticSearch(SlottedSearch):
         return matches(self._slots, chosen)
 
 
+def exact_similarity(
+    rows: np.ndarray[Any, np.dtype[np.float32]], vector: np.ndarray[Any, np.dtype[np.float32]]
+) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """`SemanticSearch.exact` of these rows (also hybrid's over a saved state, quick.py)."""
+    similarity: np.ndarray[Any, np.dtype[np.float64]] = np.round(
+        np.clip(rows.astype(np.float64) @ vector.astype(np.float64), 0.0, 1.0), DECIMALS
+    )
+    return similarity
+
+
 def select_exact(
     slots: list[SkillDocument | None],
     alive: np.ndarray[Any, np.dtype[np.bool_]],
@@ -318,6 +330,19 @@ def select_exact(
     floor: every live slot not scored exactly scores less than that."""
     if policy.top_k <= 0:
         return [], math.inf
+    scores, floor = exact_where_needed(alive, approximate, error, exact, policy)
+    return ranked_slots(slots, alive, scores, policy), floor
+
+
+def exact_where_needed(
+    alive: np.ndarray[Any, np.dtype[np.bool_]],
+    approximate: np.ndarray[Any, np.dtype[np.float64]],
+    error: float,
+    exact: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, np.dtype[np.float64]]],
+    policy: SelectionPolicy,
+) -> tuple[np.ndarray[Any, np.dtype[np.float64]], float]:
+    """Scores for `select_exact`: exact where a slot can be selected, 0 elsewhere; and a floor:
+    every live slot not scored exactly scores less than that."""
     floor = max(policy.min_score, 0.0)
     candidates = np.flatnonzero(alive & (approximate >= floor - error))
     if not policy.include_tags and not policy.exclude_tags and len(candidates) > policy.top_k:
@@ -325,10 +350,10 @@ def select_exact(
         # Each of the true top_k scores at least kth - error exactly, so approximately kth - 2 error.
         candidates = candidates[approximate[candidates] >= kth - 2 * error]
         floor = max(floor, kth - error)
-    scores = np.zeros(len(slots))
+    scores = np.zeros(len(alive))
     if len(candidates):
         scores[candidates] = exact(candidates)
-    return ranked_slots(slots, alive, scores, policy), floor
+    return scores, floor
 
 
 __all__ = ["ScorerUnavailable", "available", "load_model", "model_name"]  # re-exported for callers

@@ -1,0 +1,222 @@
+"""A warm `select` answered from a scorer's saved state (core/routing/quick.py): it prints what a
+full `select` over a fresh cache prints, and any change to what the state rests on (a skill
+edited, added or removed, the config, a damaged, cut or foreign file) sends it back to the full
+path, which saves the state again."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skills_lsp.cli import engine, main
+from skills_lsp.core.files import frames
+from skills_lsp.core.files.cache import cache_dir_for, store_dir
+from skills_lsp.core.index import store
+from skills_lsp.core.routing import quick
+from skills_lsp.core.routing.scorer import SCORERS
+
+SCORER_NAMES = [
+    "lexical",
+    "bm25f",
+    pytest.param(
+        "hybrid",
+        marks=pytest.mark.skipif(not SCORERS["hybrid"].available(), reason="needs the semantic extra"),
+    ),
+]
+QUERIES = ["review a pull request and fix the failing tests", "convert a pdf form", "zzqx"]
+
+
+def skill(name: str, description: str, body: str = "") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body}\n"
+
+
+SKILLS = {
+    "pdf-forms": ("Fill and convert PDF forms. Use when a pdf form needs filling.", "Read the pdf first."),
+    "code-review": ("Review a pull request and suggest fixes. Use for code review.", "Check the tests."),
+    "test-fixer": ("Fix failing tests in a repository. Use when tests fail.", "Run pytest, read failures."),
+    "docker-build": ("Build docker images securely. Use for Dockerfiles.", "Scan the image."),
+    "release-notes": ("Write release notes from merged pull requests.", "Group by label."),
+}
+
+
+@pytest.fixture
+def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stamps made just before a run are trusted (every file a test writes is that recent)."""
+    for module in (frames, store, quick):
+        monkeypatch.setattr(module, "RACY_NS", 0)
+
+
+@pytest.fixture
+def full_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many `select` runs loaded the index (were not answered from the saved state)."""
+    calls: list[int] = []
+    load = engine.load_index
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return load(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "load_index", counting)
+    yield calls
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Five skills in `ws`, the working folder `tmp_path` (paths print relative to it), and a
+    user cache of this test's own."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    ws = tmp_path / "ws"
+    for name, (description, body) in SKILLS.items():
+        write(ws / "skills" / name / "SKILL.md", skill(name, description, body))
+    return ws
+
+
+def write(path: Path, text: str) -> None:
+    """Write `path` with an mtime in the past that differs from any earlier one (a clock as
+    coarse as a filesystem's would otherwise keep it; a future one is never trusted)."""
+    old = path.stat().st_mtime_ns if path.exists() else 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    mtime = max(old + 1_000_000_000, time.time_ns() - 100_000_000_000)
+    os.utime(path, ns=(mtime, mtime))
+
+
+def select(query: str, scorer: str, *options: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["select", query, "--root", "ws", "--scorer", scorer, "--format", "json", *options], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def cold(query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    """The same `select` over an empty cache (one never used again)."""
+    fresh = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(fresh))
+    try:
+        return select(query, scorer)
+    finally:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def saved_state(ws: Path, scorer: str) -> Path:
+    return store_dir(cache_dir_for([ws], None), "ws") / quick.FILE.format(scorer, "ascii")
+
+
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
+@pytest.mark.usefixtures("trusting")
+def test_a_warm_select_prints_what_a_cold_one_prints(
+    scorer: str, workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for query in QUERIES:
+        select(query, scorer)  # the full path, which saves the state
+    before = len(full_runs)
+    for query in QUERIES:
+        assert select(query, scorer) == cold(query, scorer, tmp_path, monkeypatch), query
+    # The warm runs loaded no index (the cold ones, in caches of their own, did).
+    assert len(full_runs) == before + len(QUERIES)
+    assert saved_state(workspace, scorer).is_file()
+
+
+EDITS = ["edit in place", "add a skill", "remove a skill", "add a config", "ignore a folder"]
+
+
+def edit(ws: Path, what: str) -> None:
+    if what == "edit in place":
+        write(
+            ws / "skills" / "pdf-forms" / "SKILL.md", skill("pdf-forms", "Review pull requests of pdf code.")
+        )
+    elif what == "add a skill":
+        write(ws / "skills" / "reviewer" / "SKILL.md", skill("reviewer", "Review a pull request in depth."))
+    elif what == "remove a skill":
+        (ws / "skills" / "code-review" / "SKILL.md").unlink()
+    elif what == "add a config":
+        write(ws / "skills-lsp.toml", "max-depth = 1\n")
+    else:
+        write(ws / ".gitignore", "skills/test-fixer/\n")
+        write(ws / ".git" / "HEAD", "ref: refs/heads/main\n")
+
+
+@pytest.mark.parametrize("what", EDITS)
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
+@pytest.mark.usefixtures("trusting")
+def test_after_an_edit_the_full_path_answers_then_saves_again(
+    scorer: str,
+    what: str,
+    workspace: Path,
+    full_runs: list[int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    query = QUERIES[0]
+    select(query, scorer)
+    select(query, scorer)
+    assert len(full_runs) == 1
+    edit(workspace, what)
+    expected = cold(query, scorer, tmp_path, monkeypatch)
+    runs = len(full_runs)
+    assert select(query, scorer) == expected
+    assert len(full_runs) == runs + 1  # the saved state did not hold
+    assert select(query, scorer) == expected
+    assert len(full_runs) == runs + 1  # and was saved again
+
+
+@pytest.mark.usefixtures("trusting")
+def test_a_damaged_cut_or_foreign_state_is_not_used(
+    workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = QUERIES[0]
+    expected = cold(query, "bm25f", tmp_path, monkeypatch)
+    select(query, "bm25f")
+    file = saved_state(workspace, "bm25f")
+    whole = file.read_bytes()
+    key = quick.frame_key("bm25f", "ascii")
+    head_at = len(frames.MAGIC) + 4 + len(key)
+    tail = head_at + 40 + int.from_bytes(whole[head_at : head_at + 8], "little")  # after the payload
+    assert 0 < tail < len(whole)
+    damaged = {
+        "a byte of the head": lambda data: data[: tail - 9] + bytes([data[tail - 9] ^ 1]) + data[tail - 8 :],
+        "every byte of the postings": lambda data: data[:tail] + bytes(b ^ 0xFF for b in data[tail:]),
+        "cut short": lambda data: data[:-1],
+    }
+    for name, damage in damaged.items():
+        file.write_bytes(damage(whole))
+        runs = len(full_runs)
+        assert select(query, "bm25f") == expected, name
+        assert len(full_runs) == runs + 1, name
+        assert file.read_bytes() == whole, name  # saved again, as it was
+    monkeypatch.setattr(quick, "FORMAT", quick.FORMAT + 1)
+    runs = len(full_runs)
+    assert select(query, "bm25f") == expected
+    assert len(full_runs) == runs + 1
+
+
+def test_stamps_too_recent_to_trust_are_never_saved(workspace: Path, full_runs: list[int]) -> None:
+    """Without `trusting`, a file written just now is in the racy window: every run is full (a
+    change in the same clock tick as the save could keep a file's stamp)."""
+    os.utime(workspace / "skills" / "pdf-forms" / "SKILL.md")
+    for _ in range(2):
+        select(QUERIES[0], "lexical")
+    assert len(full_runs) == 2
+    assert not saved_state(workspace, "lexical").exists()
+
+
+@pytest.mark.usefixtures("trusting")
+def test_requests_the_saved_state_cannot_answer_take_the_full_path(
+    workspace: Path, full_runs: list[int]
+) -> None:
+    select(QUERIES[0], "lexical")
+    select(QUERIES[0], "lexical")
+    assert len(full_runs) == 1
+    for options in (["--explain"], ["--include-tags", "x"], ["--exclude-tags", "x"], ["--crate"]):
+        runs = len(full_runs)
+        select(QUERIES[0], "lexical", *options)
+        assert len(full_runs) == runs + 1, options
+    runs = len(full_runs)
+    select(QUERIES[0], "lexical", "--tokenizer", "unicode")  # a state of its own, saved now
+    select(QUERIES[0], "lexical", "--tokenizer", "unicode")
+    assert len(full_runs) == runs + 1
