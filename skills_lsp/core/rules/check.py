@@ -366,13 +366,21 @@ def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
 def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
     """Findings of the workspace rules (SK7xx) over every checked file."""
     findings: list[Finding] = []
+    # A rule's severity in each skill's profile, None where it is off: worked out once per
+    # profile, as a workspace rule may report on every skill (`rule in` a tuple of rules would
+    # compare whole dataclasses, field by field).
+    severities: dict[tuple[str, Profile], Severity | None] = {}
     for rule in RULES.values():
         if rule.target is not Target.WORKSPACE:
             continue
         for skill, report in rule.check(WorkspaceRun(skills, config.budget_variables)):
             chosen = resolve_profile(skill.path, skill.kind, profile, config)
-            if rule in enabled_rules(chosen, config):
-                severity = severity_for(rule, chosen, config)
+            key = (rule.code, chosen)
+            if key not in severities:
+                enabled = any(other is rule for other in enabled_rules(chosen, config))
+                severities[key] = severity_for(rule, chosen, config) if enabled else None
+            severity = severities[key]
+            if severity is not None:
                 findings.append(Finding(skill.path, rule.code, severity, report.message, report.range))
     return findings
 
