@@ -5,6 +5,7 @@ parsing anything.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -219,6 +220,24 @@ class FileCheck(NamedTuple):
     directives: list[Directive]
 
 
+# What Path.exists() takes for "not there" (Python 3.11-3.13); any other error is raised, as it does.
+_NOT_THERE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+_NOT_THERE_WINERRORS = frozenset({21, 123, 1921})  # not ready, invalid name, cannot resolve
+
+
+def _exists(path: Path) -> bool:
+    """`path.exists()` without pathlib's layers of calls: a skill's references are probed one by one."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno in _NOT_THERE_ERRNOS or getattr(exc, "winerror", None) in _NOT_THERE_WINERRORS:
+            return False
+        raise
+    except ValueError:  # a NUL in the name
+        return False
+    return True
+
+
 def check_file(
     item: SkillFile,
     config: Config,
@@ -283,7 +302,7 @@ def check_file(
     probes: dict[str, bool | str | None] = {}
 
     def exists(p: Path) -> bool:
-        result = p.exists()
+        result = _exists(p)
         probes[str(p)] = result
         return result
 
