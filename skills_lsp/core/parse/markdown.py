@@ -236,15 +236,19 @@ _BARE_STARTS = tuple(folder + sep for folder in BUNDLE_DIRS for sep in "/\\")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 
 
-def _may_refer(text: str) -> bool:
-    """Whether `text` can hold a reference at all: a link needs `](` or a `]:` definition, a bare
-    path its folder and a separator. Plain substring tests, far cheaper than a parse; most text
-    has no `]`, `/` or `\\` at all, so those three are looked for first."""
-    if "]" in text and ("](" in text or "]:" in text):
+def _may_refer(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `text` (or `text[start:end]`, read in place) can hold a reference at all: a link
+    needs `](` or a `]:` definition, a bare path its folder and a separator. Plain substring
+    tests, far cheaper than a parse; most text has no `]`, `/` or `\\` at all, so those three
+    are looked for first."""
+    if end is None:
+        end = len(text)
+    find = text.find
+    if find("]", start, end) >= 0 and (find("](", start, end) >= 0 or find("]:", start, end) >= 0):
         return True
-    if "/" not in text and "\\" not in text:
+    if find("/", start, end) < 0 and find("\\", start, end) < 0:
         return False
-    return any(start in text for start in _BARE_STARTS)
+    return any(find(marker, start, end) >= 0 for marker in _BARE_STARTS)
 
 
 def _text_to_parse(lines: list[str]) -> str:
@@ -517,12 +521,6 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
     bounds = [0, *cuts.starts, count]
     # the characters before each line, but for its line breaks: line n starts at before[n] + n
     before = list(accumulate(map(len, lines), initial=0))
-
-    def wanted(first: int, end: int) -> str | None:
-        """The text of lines `first` to `end` if it may hold a reference."""
-        part = text[before[first] + first : before[end] + end - 1]
-        return part if _may_refer(part) or (definitions and "[" in part) else None
-
     # The parts are bounds[i] to bounds[i + 1]; runs of them that are not code, as (i, j).
     runs: list[tuple[int, int]] = []
     after_code = 0
@@ -537,11 +535,12 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
     stack = runs[::-1]
     while stack:
         low, high = stack.pop()
-        part = wanted(bounds[low], bounds[high])
-        if part is None:
+        first, end = bounds[low], bounds[high]
+        start, stop = before[first] + first, before[end] + end - 1  # tested in place, not copied
+        if not (_may_refer(text, start, stop) or (definitions and text.find("[", start, stop) >= 0)):
             continue
         if high - low == 1:
-            pieces.append((bounds[low], part))
+            pieces.append((first, text[start:stop]))
         else:
             middle = (low + high) // 2
             stack += ((middle, high), (low, middle))
