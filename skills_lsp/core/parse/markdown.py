@@ -628,12 +628,27 @@ def _paragraph_line(line: str) -> bool:
     return lead == "*" and line[1:2] not in ("", " ", "\t") and _RULE.match(line) is None
 
 
+def _heading_text(line: str) -> str | None:
+    """The inline text of `line` if it is an ATX heading in column 0, as markdown-it's `heading`
+    rule takes it (a closing run of `#` after a blank is dropped), else None."""
+    level = len(line) - len(line.lstrip("#"))
+    if not 1 <= level <= 6 or line[level : level + 1] not in ("", " ", "\t"):
+        return None
+    end = max(len(line.rstrip(" \t")), level)
+    closing = max(len(line[:end].rstrip("#")), level)
+    if closing > level and line[closing - 1] in " \t":
+        end = closing
+    return line[level:end].strip()
+
+
 def _simple_blocks(piece: str, first: int) -> list[_Block] | None:
-    """The blocks of a piece that is one paragraph, or one list item of a single line with a
-    paragraph in it, without parsing its blocks; None for any other piece.
+    """The blocks of a piece that is one paragraph, one list item of a single line with a
+    paragraph in it, or a heading with or without a paragraph after it, without parsing its
+    blocks; None for any other piece.
 
     Such a paragraph's text is its lines joined and stripped (what markdown-it's paragraph rule
-    takes); an item's is the line after its marker and one space, stripped."""
+    takes); an item's is the line after its marker and one space, stripped; a heading's is
+    `_heading_text`."""
     if "]:" in piece or "\r" in piece or "\0" in piece:
         return None
     lines = piece.rstrip(" \t\n").split("\n")  # a piece's blank lines are at its end
@@ -643,6 +658,13 @@ def _simple_blocks(piece: str, first: int) -> list[_Block] | None:
         if len(lines) > 1 or not _paragraph_line(head[item.end() :]):
             return None
         return [_Block(head[item.end() :].strip(), first, False)]
+    heading = _heading_text(head) if head[:1] == "#" else None
+    if heading is not None:
+        after = lines[1:]
+        if not all(_paragraph_line(line) for line in after):
+            return None
+        paragraph = [_Block("\n".join(after).strip(), first + 1, False)] if after else []
+        return [_Block(heading, first, False), *paragraph]
     if all(_paragraph_line(line) for line in lines):
         return [_Block("\n".join(lines).strip(), first, False)]
     return None
