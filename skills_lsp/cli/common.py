@@ -66,6 +66,8 @@ def parse_codes(text: str | None, option: str) -> tuple[str, ...] | None:
 def printable(text: str) -> str:
     """`text` with the undecodable bytes of a file name (`os.fsdecode`'s lone surrogates) shown
     as backslash escapes, `\\xff`, so it can be written to any UTF-8 stream and into JSON."""
+    if text.isascii():  # most messages: nothing to encode to know
+        return text
     try:
         text.encode("utf-8")
         return text

@@ -9,6 +9,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
@@ -147,6 +148,9 @@ def write_fixable(shown: Sequence[Finding], out: TextIO, unsafe: bool) -> None:
     out.writelines(rows)
 
 
+# A JSON string as json.dumps(..., ensure_ascii=False) writes it (the same C function).
+_json_string = encode_basestring
+
 _GITLAB_SEVERITY = {
     Severity.ERROR: "major",
     Severity.WARNING: "minor",
@@ -186,12 +190,22 @@ def gitlab_report(shown: Sequence[Finding]) -> list[dict[str, object]]:
     return issues
 
 
+def json_row(f: Finding) -> str:
+    """`json.dumps(f.to_json(), ensure_ascii=False)` with the path shown and the message printable,
+    written out directly: the same text (strings through json's own C escaping, the keys in
+    `to_json`'s order) in a third of the time, as a corpus has some 100,000 findings."""
+    start, end = f.range.start, f.range.end
+    return (
+        f'{{"path": {_json_string(display(f.path))}, "code": {_json_string(f.code)}, '
+        f'"severity": {_json_string(f.severity.label)}, "message": {_json_string(printable(f.message))}, '
+        f'"range": {{"start": {{"line": {start.line:d}, "character": {start.character:d}}}, '
+        f'"end": {{"line": {end.line:d}, "character": {end.character:d}}}}}}}'
+    )
+
+
 def write_json(shown: Sequence[Finding], out: TextIO) -> None:
-    # One finding per line: readable, and the C encoder (json's indent= uses the slow Python one).
-    rows = [
-        json.dumps(dict(f.to_json(), path=display(f.path), message=printable(f.message)), ensure_ascii=False)
-        for f in shown
-    ]
+    # One finding per line: readable (json's indent= would also take the slow Python encoder).
+    rows = [json_row(f) for f in shown]
     out.write("[\n  " + ",\n  ".join(rows) + "\n]\n" if rows else "[]\n")
 
 

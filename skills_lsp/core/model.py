@@ -39,6 +39,11 @@ class Position:
     line: int
     character: int
 
+    # Made again by its constructor when unpickled (`check --jobs` sends every file's findings
+    # back to the parent): a slots dataclass's own __setstate__ calls `fields()` per object.
+    def __reduce__(self) -> tuple[type[Position], tuple[int, int]]:
+        return (type(self), (self.line, self.character))
+
     def to_json(self) -> dict[str, int]:
         return {"line": self.line, "character": self.character}
 
@@ -47,6 +52,9 @@ class Position:
 class Range:
     start: Position
     end: Position
+
+    def __reduce__(self) -> tuple[type[Range], tuple[Position, Position]]:
+        return (type(self), (self.start, self.end))  # see Position.__reduce__
 
     @staticmethod
     def of(line: int, col: int, end_line: int, end_col: int) -> Range:
@@ -69,6 +77,9 @@ class TextEdit:
     range: Range
     new_text: str
 
+    def __reduce__(self) -> tuple[type[TextEdit], tuple[Range, str]]:
+        return (type(self), (self.range, self.new_text))  # see Position.__reduce__
+
 
 class Applicability(enum.Enum):
     """How far a fix can be trusted, as ruff grades them: `safe` keeps what the author meant
@@ -89,6 +100,9 @@ class FileChange:
     create: bool = False
     edits: tuple[TextEdit, ...] = ()
 
+    def __reduce__(self) -> tuple[type[FileChange], tuple[str, bool, tuple[TextEdit, ...]]]:
+        return (type(self), (self.path, self.create, self.edits))  # see Position.__reduce__
+
 
 @dataclass(frozen=True, slots=True)
 class Fix:
@@ -98,6 +112,12 @@ class Fix:
     edits: tuple[TextEdit, ...]
     applicability: Applicability = Applicability.SAFE
     changes: tuple[FileChange, ...] = ()  # other files (display-only fixes)
+
+    # See Position.__reduce__; a subclass with another constructor has its own (DeferredFix).
+    def __reduce__(
+        self,
+    ) -> tuple[type[Fix], tuple[str, tuple[TextEdit, ...], Applicability, tuple[FileChange, ...]]]:
+        return (type(self), (self.title, self.edits, self.applicability, self.changes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +142,9 @@ class Finding:
     message: str
     range: Range
     fixes: tuple[Fix, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Finding], tuple[str, str, Severity, str, Range, tuple[Fix, ...]]]:
+        return (type(self), (self.path, self.code, self.severity, self.message, self.range, self.fixes))
 
     def sort_key(self) -> tuple[str, Position, str]:
         return (self.path, self.range.start, self.code)

@@ -10,6 +10,12 @@ from pathlib import Path
 import pytest
 from helpers import run_cli as run
 from helpers import write_skill as skill
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skills_lsp.cli.common import display, printable
+from skills_lsp.cli.output import json_row
+from skills_lsp.core.model import Finding, Range, Severity
 
 BAD = "---\nname: Bad\ndescription: Use when x.\n---\nSee [a](references/none.md).\n"
 REPO = Path(__file__).resolve().parents[2]
@@ -240,3 +246,23 @@ def test_statistics_as_json_is_still_json(tmp_path: Path) -> None:
     skill(tmp_path, "bad", BAD)
     code, out, _ = run("check", ".", "--no-cache", "--statistics", "--format", "json", cwd=tmp_path)
     assert code == 1 and {row["code"] for row in json.loads(out)} >= {"SK603"}
+
+
+# --- JSON rows ------------------------------------------------------------------------------------
+
+_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=30)  # surrogates too
+
+
+@settings(max_examples=300)
+@given(
+    path=_TEXT.filter(lambda p: "\0" not in p),
+    message=_TEXT,
+    severity=st.sampled_from(list(Severity)),
+    numbers=st.tuples(*[st.integers(0, 10**6)] * 4),
+)
+def test_a_json_row_is_what_json_dumps_writes(
+    path: str, message: str, severity: Severity, numbers: tuple[int, int, int, int]
+) -> None:
+    finding = Finding("/tmp/x" + path, "SK603", severity, message, Range.of(*numbers))
+    expected = dict(finding.to_json(), path=display(finding.path), message=printable(finding.message))
+    assert json_row(finding) == json.dumps(expected, ensure_ascii=False)

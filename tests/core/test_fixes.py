@@ -406,3 +406,25 @@ def test_sk401_move_is_built_only_when_read(tmp_path: Path) -> None:
     # `check` keeps every file's findings for the whole run: they hold no parse (peak memory).
     (kept,) = [x for f in check_paths([path]).findings if f.code == "SK401" for x in f.fixes]
     assert type(kept) is Fix and (kept.title, kept.edits) == (fix.title, ())
+
+
+def test_findings_come_back_from_another_process_equal() -> None:
+    """`check --jobs` pickles each file's findings: every part is made again by its constructor."""
+    import pickle
+
+    from skills_lsp.core.model import Applicability, FileChange, Position, TextEdit
+
+    edit = TextEdit(Range.of(1, 2, 3, 4), "new\ntext")
+    change = FileChange("/x/references/a.md", create=True, edits=(edit,))
+    fixes = (
+        Fix("Edit", (edit,), Applicability.UNSAFE),
+        Fix("Create", (), Applicability.DISPLAY_ONLY, (change,)),
+    )
+    finding = Finding("/x/SKILL.md", "SK603", Severity.ERROR, "`a` does not exist.", Range.point(5, 6), fixes)
+    for value in (finding, edit, change, Position(7, 8)):
+        sent = pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        assert sent == value and type(sent) is type(value)
+    sent = pickle.loads(pickle.dumps(finding))
+    assert [type(fix) for fix in sent.fixes] == [Fix, Fix] and sent.fixes[1].changes[0].edits[
+        0
+    ].range.end == Position(3, 4)

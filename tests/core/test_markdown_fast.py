@@ -47,6 +47,9 @@ _WORDS = [
     "*em [e](references/e.md)*",
     "x[i]:",
     "&amp;",
+    "#",
+    "##",
+    "a#",
     "[",
     "]",
     "](",
@@ -77,6 +80,12 @@ _LEADS = [
     "-\t",
     "> ",
     "# ",
+    "## ",
+    "###### ",
+    "####### ",
+    "#\t",
+    "#",
+    "# # ",
     "    ",
     "  ",
     "[",
@@ -143,6 +152,9 @@ def test_the_shortcuts_give_the_references_of_one_parse(lines: list[str]) -> Non
 @example(["word  ", "`x` [a](b)  "])
 @example(["1. text   "])
 @example(["- [x](references/y.md) \t"])
+@example(["## See [a](references/a.md) ## ", "then scripts/b.py"])
+@example(["# scripts/c.py #", "plain"])
+@example(["#", "[d](references/d.md)"])
 def test_a_simple_piece_has_the_blocks_markdown_it_finds(lines: list[str]) -> None:
     piece = "\n".join(lines)
     simple = _simple_blocks(piece, 3)
@@ -153,7 +165,18 @@ def test_a_simple_piece_has_the_blocks_markdown_it_finds(lines: list[str]) -> No
 def test_simple_pieces_are_taken_and_others_are_not() -> None:
     assert _simple_blocks("Run scripts/a.py\nthen [b](references/b.md)\n\n", 0) is not None
     assert _simple_blocks("- see scripts/a.py", 0) is not None
-    for piece in ("- a\n  b", "a\n\nb", "[a]: b", "- # h", "  a", "a\n===", "```\nscripts/x", "<p>"):
+    assert _simple_blocks("## Steps [a](references/a.md) ##\nthen scripts/b.py", 0) is not None
+    for piece in (
+        "- a\n  b",
+        "a\n\nb",
+        "[a]: b",
+        "- # h",
+        "  a",
+        "a\n===",
+        "```\nscripts/x",
+        "<p>",
+        "# h\n- i",
+    ):
         assert _simple_blocks(piece, 0) is None, piece
 
 

@@ -9,12 +9,20 @@ thematic breaks, tabs) with lines that hold references."""
 from __future__ import annotations
 
 from datetime import timedelta
+from itertools import pairwise
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.parse.frontmatter import parse_text
-from skills_lsp.core.parse.markdown import _find_references, _top_level_starts, find_references
+from skills_lsp.core.parse.markdown import (
+    _find_references,
+    _may_refer,
+    _pieces,
+    _text_to_parse,
+    _top_level_starts,
+    find_references,
+)
 
 HEAD = "---\nname: x\ndescription: y\n---\n"
 
@@ -77,6 +85,17 @@ _STRUCTURE = [
     "   ```",
     "- > ```",
     "| a | b |",
+    # closing fences as a search of the text must find them (or not): longer, trailing blanks,
+    # indented 1-3 by spaces, a tab that makes the indentation 4, a NUL that stops the cutting
+    "``` ",
+    "```\t",
+    "`````",
+    "~~~~ ",
+    "   ````",
+    " \t```",
+    "``` x",
+    "\0",
+    "a \0 b",
 ]
 _REFERRING_LINES = st.sampled_from(_REFERRING)
 _PREFIXES = st.sampled_from(["", " ", "  ", "   ", "    ", "- ", "1. ", "> ", "\t", "  - ", ">  "])
@@ -105,10 +124,32 @@ def _both(body: str) -> tuple[list[object], list[object]]:
 @example(["1. a", "> quote", "2. b scripts/x.py"])
 @example(["1. step", "   ```", "   scripts/in.py", "", "```", "scripts/still-in.py"])
 @example(["text", "- [a](references/a.md)", "# h", "[b](references/b.md)", "```", "scripts/x.py"])
+@example(["```", "scripts/in.py", "\0", "```", "scripts/out.py"])
+@example(["````", "```", "scripts/in.py", "````  ", "scripts/out.py", "~~~", "   ~~~~", "references/x.md"])
 def test_pieces_give_the_references_of_one_parse(lines: list[str]) -> None:
     body = "\n".join(lines) + "\n"
     split, whole = _both(body)
     assert split == whole
+
+
+@settings(deadline=timedelta(seconds=5), max_examples=1000)
+@given(st.lists(_LINE, max_size=40))
+@example(["a", "", "b scripts/x.py", "", "```", "scripts/y.py", "```", "c", "", "[d](references/d.md)"])
+def test_pieces_are_those_of_the_cuts_that_may_refer(lines: list[str]) -> None:
+    """`_pieces` halves runs of parts rather than testing each part: it keeps the same ones."""
+    text = _text_to_parse(lines)
+    if not text:
+        return
+    count = text.count("\n") + 1
+    cuts = _top_level_starts(lines[:count])
+    bounds = [0, *cuts.starts, count]
+    one_by_one = [
+        (first, "\n".join(lines[first:end])) for first, end in pairwise(bounds) if first not in cuts.code
+    ]
+    definitions = "]:" in text
+    assert _pieces(lines, text) == [
+        (first, piece) for first, piece in one_by_one if _may_refer(piece) or (definitions and "[" in piece)
+    ]
 
 
 def test_realistic_skill_body_is_cut_and_gives_the_same_references() -> None:

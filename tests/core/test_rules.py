@@ -345,3 +345,16 @@ def test_sk402_skips_the_validator_only_where_it_could_report_nothing(profile: s
                 errors = [e.validator for e in validator.iter_errors(value)]
                 assert set(errors) <= _RULE_OWNED_KEYWORDS, (key, value, errors)
     assert skipped
+
+
+def test_the_reference_probe_says_what_path_exists_says(tmp_path: Path) -> None:
+    from skills_lsp.core.rules.check import _exists
+
+    (tmp_path / "file.md").write_text("x", encoding="utf-8")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "none")
+    names = ["file.md", "dir", "none.md", "file.md/below", "loop", "loop/x", "dangling", "a\0b", ""]
+    for name in names:
+        path = tmp_path / name
+        assert _exists(path) == path.exists(), name

@@ -244,6 +244,7 @@ def _walk_workspace(
         except OSError:
             continue
         if ignore is not None:  # only what the walk could use is judged (not every script or image)
+            ignore.listed(absolute, (e.name for e in entries))
             entries = [
                 e
                 for e in entries

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate, islice
 from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
@@ -233,19 +233,22 @@ def _inside(spans: tuple[list[int], list[int]], offset: int) -> bool:
 
 
 _BARE_STARTS = tuple(folder + sep for folder in BUNDLE_DIRS for sep in "/\\")
-_MARKERS = ("](", "]:", *_BARE_STARTS)
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 
 
-def _may_refer(text: str) -> bool:
-    """Whether `text` can hold a reference at all: a link needs `](` or a `]:` definition, a bare
-    path its folder and a separator. Plain substring tests, far cheaper than a parse; most text
-    has no `]`, `/` or `\\` at all, so those three are looked for first."""
-    if "]" in text and ("](" in text or "]:" in text):
+def _may_refer(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `text` (or `text[start:end]`, read in place) can hold a reference at all: a link
+    needs `](` or a `]:` definition, a bare path its folder and a separator. Plain substring
+    tests, far cheaper than a parse; most text has no `]`, `/` or `\\` at all, so those three
+    are looked for first."""
+    if end is None:
+        end = len(text)
+    find = text.find
+    if find("]", start, end) >= 0 and (find("](", start, end) >= 0 or find("]:", start, end) >= 0):
         return True
-    if "/" not in text and "\\" not in text:
+    if find("/", start, end) < 0 and find("\\", start, end) < 0:
         return False
-    return any(start in text for start in _BARE_STARTS)
+    return any(find(marker, start, end) >= 0 for marker in _BARE_STARTS)
 
 
 def _text_to_parse(lines: list[str]) -> str:
@@ -257,7 +260,12 @@ def _text_to_parse(lines: list[str]) -> str:
     text = "\n".join(lines)
     if "]:" in text:  # a definition may be used anywhere, by a link with no marker of its own
         return text
-    last = max(text.rfind(marker) for marker in _MARKERS)
+    # The last of the other markers: each search reads only the text after the last one found.
+    last = text.rfind("](")
+    for marker in _BARE_STARTS:
+        found = text.rfind(marker, last + 1)
+        if found > last:
+            last = found
     if last < 0:
         return ""
     blank = _BLANK_LINE.search(text, last)
@@ -347,7 +355,14 @@ class _Cuts(NamedTuple):
     code: set[int]  # the starts of pieces that are one top-level fenced code block (and blanks)
 
 
-def _top_level_starts(lines: list[str]) -> _Cuts:
+@lru_cache(maxsize=64)
+def _closing_fence(marker: str, length: int) -> re.Pattern[str]:
+    """A line that closes a fence of `length` `marker`s (`_closes`, as a pattern over many lines:
+    indented 0-3 columns, so by spaces only, as a tab takes the column to 4)."""
+    return re.compile(rf"^ {{0,3}}{re.escape(marker)}{{{length},}}[ \t]*$", re.MULTILINE)
+
+
+def _top_level_starts(lines: list[str], text: str | None = None) -> _Cuts:
     """Lines where the body can be cut in two, each part parsed alone giving the same blocks.
 
     Such a line starts in column 0 and starts a top-level block (`_starts_block`), unless a
@@ -359,8 +374,23 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     indented than it (else nothing further is cut). A comment (`<!--`) that starts a top-level
     block runs to the line holding `-->`, and the line after starts a new block; any other line
     that may start an HTML block, a carriage return or a NUL (which markdown-it rewrites) stops
-    the cutting."""
+    the cutting.
+
+    `text` is the lines joined by `\n` (when the caller has it). The code of a fence opened in
+    column 0 is not read line by line: nothing in it but its closing line changes what follows,
+    and a search of the text finds that line (a body is about half such code)."""
     cuts = _Cuts([], set())
+    if text is None:
+        text = "\n".join(lines)
+    stopped = "\r" in text or "\0" in text
+    if stopped:  # the cutting stops at the first line holding one: read no further
+        first = min(at for at in (text.find("\r"), text.find("\0")) if at >= 0)
+        lines = lines[: text.count("\n", 0, first)]
+        text = "\n".join(lines)
+    # A line whose start in `text` is known (the latest closing fence found by a search): the
+    # start of a later line is counted from there, with sums in C rather than a loop.
+    known_line = known_offset = 0
+    numbered = enumerate(lines)
     fence: tuple[str, int] | None = None  # the open fence's marker and length
     fence_indent = 0
     blank = False
@@ -370,17 +400,17 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
     # The content column of the list item the last cut started, while every line since is
     # indented that far (so belongs to it): None when the cut started anything else.
     item_indent: int | None = None
-    for number, line in enumerate(lines):
-        if "\r" in line or "\0" in line:
-            return cuts
+    for number, line in numbered:
         if comment:  # an HTML comment block runs to the line holding `-->`, blank lines and all
             if "-->" in line:
                 comment, closed_top_level, blank = False, True, False
             continue
-        if fence is None and (line[:1] in _PLAIN_LEADS or line[:1] > "\x7f"):
+        lead = line[:1]
+        if fence is None and (lead in _PLAIN_LEADS or lead > "\x7f" or lead == "#"):
             # Most lines: a paragraph's, a cut only after a blank line or a closed fence, never
             # a fence or HTML, unindented so in no list item: what the steps below find, sooner.
-            if blank or closed_top_level:
+            # A heading's is one too, and also cuts where it interrupts a paragraph.
+            if blank or closed_top_level or (lead == "#" and _HEADING.match(line)):
                 if closed_top_level and code_start is not None:
                     cuts.code.add(code_start)
                 if number:
@@ -388,17 +418,39 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
             item_indent = code_start = None
             blank = closed_top_level = False
             continue
+        if fence is None and lead in _ITEM_LEADS:
+            # A list item's line, or a paragraph's (`**bold**`, `2024 ...`), or a thematic break:
+            # `_starts_block` and `_content_column`, reading the item once.
+            item = _list_item(line)
+            # `_starts_block`: an item interrupts a paragraph if bulleted, numbered 1, or in a list
+            interrupts = item is not None and (
+                item_indent is not None or item.lastindex is None or int(item[1]) == 1
+            )
+            if blank or closed_top_level or not number or interrupts:
+                if closed_top_level and code_start is not None:
+                    cuts.code.add(code_start)
+                if number:
+                    cuts.starts.append(number)
+                item_indent = None if item is None or "\t" in line[: item.end()] else item.end() - 1
+            else:
+                item_indent = None
+            code_start = None
+            blank = closed_top_level = False
+            continue
+        if not line:
+            blank = True
+            continue
         if (
             fence is not None
             and fence_indent == 0
-            and line[:1] not in _NOT_CODE_LEAD
-            and (line[:1] not in " \t" or (line.startswith("    ") and line.strip(" \t")))
+            and lead not in _NOT_CODE_LEAD
+            and (lead not in " \t" or (line.startswith("    ") and line.strip(" \t")))
         ):
             # A line of a column-0 fence's code that cannot close it: unindented, or indented
             # 4 or more (`_NOT_CODE_LEAD` holds "", so a blank line is not taken here).
             blank = False
             continue
-        column, chars = _indent(line) if line[:1] in " \t" else (0, 0)
+        column, chars = _indent(line) if lead in " \t" else (0, 0)
         rest = line[chars:]
         if not rest:
             blank = True
@@ -437,8 +489,17 @@ def _top_level_starts(lines: list[str]) -> _Cuts:
             fence_indent = column
             if cut and column == 0 and fence is not None:
                 code_start = number
+                code = known_offset + sum(map(len, lines[known_line : number + 1])) + number + 1 - known_line
+                closing = _closing_fence(*fence).search(text, code)  # `code`: where the next line starts
+                if closing is None:  # it runs to the end
+                    break
+                known_line = number + 1 + text.count("\n", code, closing.start())
+                known_offset = closing.start()
+                next(islice(numbered, known_line - number - 1, None), None)  # on to its closing line
+                fence, closed_top_level, blank = None, True, False
+                continue
         blank = False
-    if code_start is not None:  # a fence not closed runs to the end: code all the same
+    if code_start is not None and not stopped:  # a fence not closed runs to the end: code all the same
         cuts.code.add(code_start)
     return cuts
 
@@ -447,18 +508,42 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
     """(first line, text) of the parts of `text` that may hold a reference, each parseable alone.
 
     With a `]:` in the text a definition may serve a link anywhere, so a part with a bracket
-    is kept too (`[x][ref]`, `[ref]`): its links resolve once every part's blocks are read."""
+    is kept too (`[x][ref]`, `[ref]`): its links resolve once every part's blocks are read.
+
+    Most parts are a line or two and very few may refer, so they are not tested one by one: a
+    run of parts that are not code is tested whole, and halved only while the half tested may
+    refer. What is looked for holds no line break, so a run holds it exactly when one of its
+    parts does."""
     definitions = "]:" in text
     count = text.count("\n") + 1
-    cuts = _top_level_starts(lines[:count])
+    lines = lines[:count]
+    cuts = _top_level_starts(lines, text)
     bounds = [0, *cuts.starts, count]
+    # the characters before each line, but for its line breaks: line n starts at before[n] + n
+    before = list(accumulate(map(len, lines), initial=0))
+    # The parts are bounds[i] to bounds[i + 1]; runs of them that are not code, as (i, j).
+    runs: list[tuple[int, int]] = []
+    after_code = 0
+    for code in sorted(cuts.code):  # a fenced code block: examples, not references
+        at = bisect_left(bounds, code)
+        if at > after_code:
+            runs.append((after_code, at))
+        after_code = at + 1
+    if after_code < len(bounds) - 1:
+        runs.append((after_code, len(bounds) - 1))
     pieces: list[tuple[int, str]] = []
-    for first, end in pairwise(bounds):
-        if first in cuts.code:  # a fenced code block: examples, not references
+    stack = runs[::-1]
+    while stack:
+        low, high = stack.pop()
+        first, end = bounds[low], bounds[high]
+        start, stop = before[first] + first, before[end] + end - 1  # tested in place, not copied
+        if not (_may_refer(text, start, stop) or (definitions and text.find("[", start, stop) >= 0)):
             continue
-        piece = "\n".join(lines[first:end])
-        if _may_refer(piece) or (definitions and "[" in piece):
-            pieces.append((first, piece))
+        if high - low == 1:
+            pieces.append((first, text[start:stop]))
+        else:
+            middle = (low + high) // 2
+            stack += ((middle, high), (low, middle))
     return pieces
 
 
@@ -543,12 +628,27 @@ def _paragraph_line(line: str) -> bool:
     return lead == "*" and line[1:2] not in ("", " ", "\t") and _RULE.match(line) is None
 
 
+def _heading_text(line: str) -> str | None:
+    """The inline text of `line` if it is an ATX heading in column 0, as markdown-it's `heading`
+    rule takes it (a closing run of `#` after a blank is dropped), else None."""
+    level = len(line) - len(line.lstrip("#"))
+    if not 1 <= level <= 6 or line[level : level + 1] not in ("", " ", "\t"):
+        return None
+    end = max(len(line.rstrip(" \t")), level)
+    closing = max(len(line[:end].rstrip("#")), level)
+    if closing > level and line[closing - 1] in " \t":
+        end = closing
+    return line[level:end].strip()
+
+
 def _simple_blocks(piece: str, first: int) -> list[_Block] | None:
-    """The blocks of a piece that is one paragraph, or one list item of a single line with a
-    paragraph in it, without parsing its blocks; None for any other piece.
+    """The blocks of a piece that is one paragraph, one list item of a single line with a
+    paragraph in it, or a heading with or without a paragraph after it, without parsing its
+    blocks; None for any other piece.
 
     Such a paragraph's text is its lines joined and stripped (what markdown-it's paragraph rule
-    takes); an item's is the line after its marker and one space, stripped."""
+    takes); an item's is the line after its marker and one space, stripped; a heading's is
+    `_heading_text`."""
     if "]:" in piece or "\r" in piece or "\0" in piece:
         return None
     lines = piece.rstrip(" \t\n").split("\n")  # a piece's blank lines are at its end
@@ -558,6 +658,13 @@ def _simple_blocks(piece: str, first: int) -> list[_Block] | None:
         if len(lines) > 1 or not _paragraph_line(head[item.end() :]):
             return None
         return [_Block(head[item.end() :].strip(), first, False)]
+    heading = _heading_text(head) if head[:1] == "#" else None
+    if heading is not None:
+        after = lines[1:]
+        if not all(_paragraph_line(line) for line in after):
+            return None
+        paragraph = [_Block("\n".join(after).strip(), first + 1, False)] if after else []
+        return [_Block(heading, first, False), *paragraph]
     if all(_paragraph_line(line) for line in lines):
         return [_Block("\n".join(lines).strip(), first, False)]
     return None

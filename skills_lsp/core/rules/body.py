@@ -32,6 +32,14 @@ def _body_line_count(ctx: RuleContext) -> int:
     return count
 
 
+def _body(ctx: RuleContext) -> str:
+    """`ctx.doc.body`, joined once for the rules that read it."""
+    body: str | None = ctx.memo.get("body")
+    if body is None:
+        body = ctx.memo["body"] = ctx.doc.body
+    return body
+
+
 def _skill_file(ctx: RuleContext) -> bool:
     return ctx.doc.close_line is not None and ctx.kind is not FileKind.CONVENTION
 
@@ -64,7 +72,7 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
     (no tokenizer is specified, so treat it as a guide)."""
     if not _skill_file(ctx):
         return
-    tokens = len(ctx.doc.body) // CHARS_PER_TOKEN
+    tokens = len(_body(ctx)) // CHARS_PER_TOKEN
     if tokens > BODY_MAX_TOKENS:
         first = next(
             (n for n, line in enumerate(ctx.doc.lines) if n >= ctx.doc.body_start_line and line.strip()),
@@ -80,7 +88,7 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
 @rule("SK608", "empty-body", Severity.WARNING, "The body is empty", profiles=BODY_PROFILES)
 def empty_body(ctx: RuleContext) -> Iterator[Report]:
     """A skill without instructions gives the agent nothing to do once it is selected."""
-    if _skill_file(ctx) and not ctx.doc.body:
+    if _skill_file(ctx) and not _body(ctx):
         yield Report(
             ctx.doc.line_range(ctx.doc.close_line or 0), "The body is empty: add the skill's instructions."
         )

@@ -5,6 +5,7 @@ parsing anything.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -219,6 +220,24 @@ class FileCheck(NamedTuple):
     directives: list[Directive]
 
 
+# What Path.exists() takes for "not there" (Python 3.11-3.13); any other error is raised, as it does.
+_NOT_THERE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+_NOT_THERE_WINERRORS = frozenset({21, 123, 1921})  # not ready, invalid name, cannot resolve
+
+
+def _exists(path: Path) -> bool:
+    """`path.exists()` without pathlib's layers of calls: a skill's references are probed one by one."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno in _NOT_THERE_ERRNOS or getattr(exc, "winerror", None) in _NOT_THERE_WINERRORS:
+            return False
+        raise
+    except ValueError:  # a NUL in the name
+        return False
+    return True
+
+
 def check_file(
     item: SkillFile,
     config: Config,
@@ -283,7 +302,7 @@ def check_file(
     probes: dict[str, bool | str | None] = {}
 
     def exists(p: Path) -> bool:
-        result = p.exists()
+        result = _exists(p)
         probes[str(p)] = result
         return result
 
@@ -366,13 +385,21 @@ def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
 def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
     """Findings of the workspace rules (SK7xx) over every checked file."""
     findings: list[Finding] = []
+    # A rule's severity in each skill's profile, None where it is off: worked out once per
+    # profile, as a workspace rule may report on every skill (`rule in` a tuple of rules would
+    # compare whole dataclasses, field by field).
+    severities: dict[tuple[str, Profile], Severity | None] = {}
     for rule in RULES.values():
         if rule.target is not Target.WORKSPACE:
             continue
         for skill, report in rule.check(WorkspaceRun(skills, config.budget_variables)):
             chosen = resolve_profile(skill.path, skill.kind, profile, config)
-            if rule in enabled_rules(chosen, config):
-                severity = severity_for(rule, chosen, config)
+            key = (rule.code, chosen)
+            if key not in severities:
+                enabled = any(other is rule for other in enabled_rules(chosen, config))
+                severities[key] = severity_for(rule, chosen, config) if enabled else None
+            severity = severities[key]
+            if severity is not None:
                 findings.append(Finding(skill.path, rule.code, severity, report.message, report.range))
     return findings
 

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
 from skills_lsp.core import schema
-from skills_lsp.core.model import Applicability, Finding, Fix, Position, Range, TextEdit
+from skills_lsp.core.model import Applicability, FileChange, Finding, Fix, Position, Range, TextEdit
 from skills_lsp.core.parse.frontmatter import Document, YamlNode, YamlPair
 
 NAME_MAX = schema.max_length("name")
@@ -193,8 +193,10 @@ class DeferredFix(Fix):
         the parsed document the edits would be built from."""
         return Fix(self.title, (), self.applicability)
 
-    def __reduce__(self) -> tuple[type[Fix], tuple[str, tuple[TextEdit, ...], Applicability]]:
-        return (Fix, (self.title, (), self.applicability))
+    def __reduce__(
+        self,
+    ) -> tuple[type[Fix], tuple[str, tuple[TextEdit, ...], Applicability, tuple[FileChange, ...]]]:
+        return (Fix, (self.title, (), self.applicability, ()))
 
 
 def detach_fixes(finding: Finding) -> Finding:
