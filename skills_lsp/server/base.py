@@ -62,6 +62,13 @@ class Snapshot:
             self._findings = (state.generation, state.findings(self.path, self.text, doc))
         return self._findings[1]
 
+    def quick_findings(self, state: State) -> list[Finding]:
+        """`findings`, or when they are not made yet, the quick ones (State.findings(quick=True))."""
+        if self._findings is not None and self._findings[0] == state.generation:
+            return self._findings[1]
+        doc = self.doc if self.role is FileRole.SKILL else None
+        return state.findings(self.path, self.text, doc, quick=True)
+
 
 class SkillsLanguageServer(LanguageServer):
     """pygls' server plus our state; handlers are registered by the feature modules."""

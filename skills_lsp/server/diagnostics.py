@@ -16,6 +16,9 @@ from skills_lsp.server.folder import FileRole, same_file
 
 RULES_URL = "https://github.com/skills-lsp/skills-lsp/blob/main/docs/rules.md"
 DEBOUNCE_SECONDS = 0.1
+# A skill's findings that rank it over every skill (SK704) follow its quick ones after this pause
+# in typing: while it goes on, each keystroke's findings go out without waiting for them.
+FULL_AFTER_SECONDS = 0.2
 LENS_POLL_SECONDS = 0.005  # how often a skill's publication looks whether the lenses are done
 LENS_QUIET_SECONDS = 0.03  # no lens resolved for this long: the editor's burst of resolves is over
 LENS_WAIT_SECONDS = 1.0  # a publication waits for the lenses at most this long
@@ -87,36 +90,59 @@ async def after_lenses(ls: SkillsLanguageServer, uri: str) -> None:
 
 
 async def publish(ls: SkillsLanguageServer, uri: str) -> None:
+    """A skill's findings go out in two steps: at once with SK704's last collisions (placed on the
+    description as it is now), then, after a pause in typing (FULL_AFTER_SECONDS) and once the
+    lenses are answered, again if the typed description, ranked over every skill, changed them.
+    The first step runs no model and ranks nothing, so an edit's other findings do not wait."""
     if client_pulls(ls):
         return
+    snapshot = ls.snapshot(uri)
+    if snapshot is not None and snapshot.role is FileRole.SKILL:
+        sent = [to_diagnostic(ls, snapshot.lines, f) for f in snapshot.quick_findings(ls.state)]
+        _send(ls, uri, sent, snapshot.version)
+        ls.later(f"publish-full:{uri}", FULL_AFTER_SECONDS, lambda: _publish_full(ls, uri, sent))
+        return
+    await _publish_full(ls, uri, None)
+
+
+async def _publish_full(ls: SkillsLanguageServer, uri: str, sent: list[types.Diagnostic] | None) -> None:
+    """Every finding, published unless it is what `sent` already showed."""
     await after_lenses(ls, uri)
     await settle(ls, uri)
-    document = ls.workspace.get_text_document(uri)
+    found = diagnostics_for(ls, uri)
+    if found != sent:
+        _send(ls, uri, found, ls.workspace.get_text_document(uri).version)
+
+
+def _send(ls: SkillsLanguageServer, uri: str, found: list[types.Diagnostic], version: int | None) -> None:
     ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=diagnostics_for(ls, uri), version=document.version
-        )
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
     )
 
 
-def schedule(ls: SkillsLanguageServer, uri: str) -> None:
+def schedule(ls: SkillsLanguageServer, uri: str, delay: float = DEBOUNCE_SECONDS) -> None:
     """Publish after a short pause, so a burst of keystrokes costs one analysis."""
     if not client_pulls(ls):
-        ls.later(f"publish:{uri}", DEBOUNCE_SECONDS, lambda: publish(ls, uri))
+        ls.later(f"publish:{uri}", delay, lambda: publish(ls, uri))
 
 
-def refresh_all(ls: SkillsLanguageServer) -> None:
-    """Something every document may depend on changed (a skill, the manifest, the queries)."""
+def refresh_all(ls: SkillsLanguageServer, edited: str | None = None) -> None:
+    """Something every document may depend on changed (a skill, the manifest, the queries). The
+    other open documents wait for a pause in typing (REFRESH_SECONDS), as pulling clients are
+    asked to: re-scoring a test-query file's 100 requests after every keystroke in a skill kept
+    that skill's own diagnostics waiting. `edited` keeps its own, shorter debounce."""
     if client_pulls(ls):
         if ls.capability("workspace.diagnostics.refresh_support", False):
             ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
         return
     for uri in ls.open_uris():
-        schedule(ls, uri)
+        if uri != edited:
+            schedule(ls, uri, REFRESH_SECONDS)
 
 
 def clear(ls: SkillsLanguageServer, uri: str) -> None:
     ls.cancel(f"publish:{uri}")
+    ls.cancel(f"publish-full:{uri}")
     if not client_pulls(ls):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

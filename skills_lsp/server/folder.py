@@ -20,6 +20,7 @@ from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
+from skills_lsp.core.routing.overlap import Collision
 from skills_lsp.core.routing.queries import (
     EVAL_QUERIES_FILE,
     QueryCase,
@@ -63,6 +64,9 @@ class Role:
     update: Callable[[Folder, Path, str | None], Outcome]
     # The findings of an open buffer of this role (`doc`: the parsed buffer, for skill files).
     findings: Callable[[Folder, Path, str, Document | None], list[Finding]]
+    # The same, quickly: rules that rank the buffer over the whole workspace (SK704) give their
+    # last result instead of running again (None: `findings` is quick already).
+    quick_findings: Callable[[Folder, Path, str, Document | None], list[Finding]] | None = None
 
 
 def served_kind(path: Path) -> FileKind | None:
@@ -115,6 +119,9 @@ class Folder:
     _listed: tuple[int, list[tuple[str, ListedSkill]]] | None = None  # (changes, each skill's entry)
     _awaiting_results: int = 0  # requests inside results_async
     _lens_answered: float = -math.inf  # time.monotonic() when a lens of this folder was last resolved
+    # Each skill buffer's last SK704 collisions, by normalised path: what its quick findings show
+    # while they are computed again (roles/skill.py).
+    kept_collisions: dict[str, list[Collision]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index.subscribe(self._count_change)

@@ -83,9 +83,12 @@ class State:
     def profile_for(self, folder: Folder, path: Path) -> Profile:
         return resolve_profile(path, served_kind(path) or kind_of(path), None, folder.config)
 
-    def findings(self, path: Path, text: str, doc: Document | None = None) -> list[Finding]:
+    def findings(
+        self, path: Path, text: str, doc: Document | None = None, quick: bool = False
+    ) -> list[Finding]:
         """The findings for a document's current text (an open buffer); `doc` is its parse, when
-        the caller already has it."""
+        the caller already has it. `quick`: the rules that rank it over the whole workspace give
+        their last result (Role.quick_findings)."""
         folder = self.folder_for(path)
         if folder is None:
             return []
@@ -93,7 +96,8 @@ class State:
         handler = ROLES.get(role)
         if handler is None:
             return []
-        found = handler.findings(folder, path, text, doc)
+        check = handler.quick_findings if quick and handler.quick_findings is not None else handler.findings
+        found = check(folder, path, text, doc)
         ignored = folder.config.ignored_for(path)  # the skill role applies them with its comments
         if ignored and role is not FileRole.SKILL:
             found = [f for f in found if not code_matches(f.code, ignored)]

@@ -167,13 +167,15 @@ def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
     path = ls.path_of(uri)
     if path is None or ls.loading(path):  # served when its folder's load ends (serve_waiting)
         return
+    # The debounce starts when the change arrives, so the index update below (tens of ms at
+    # 20,000 skills: the edited skill is embedded again) runs inside it, not before it.
+    diagnostics.schedule(ls, uri)
     ensure_folder(ls, path)
     role = ls.state.update(path, text)
     if role is FileRole.CONFIG:
         reapply_buffers(ls)
-    diagnostics.schedule(ls, uri)
     if role is not FileRole.OTHER:
-        diagnostics.refresh_all(ls)
+        diagnostics.refresh_all(ls, edited=uri)
         codelens.refresh(ls)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_helpers import opened, unique
+from lsp_helpers import opened, pulls, unique
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -64,6 +64,33 @@ async def test_a_collision_appears_and_goes_as_the_description_is_typed(
         # Typing it back apart: the collision goes with the very next analysis.
         doc.replace(CSV, GARDEN)
         assert sk704(await doc.diagnostics(until=lambda ds: not sk704(ds))) == []
+
+
+async def test_an_edit_publishes_at_once_with_the_last_collision_kept(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Each edit's findings go out without waiting for SK704's ranking over every skill: the
+    first publication of the new version already has the collision found before (on today's
+    description), so it never blinks out while typing, and the ranked one follows."""
+    if pulls(client):
+        pytest.skip("a pulling client asks for the whole set itself")
+    name = unique("zz-kept")
+    text = f"---\nname: {name}\ndescription: {CSV}\n---\n{body(workspace)}"
+    async with opened(client, workspace / "skills" / name / "SKILL.md", text) as doc:
+        await doc.diagnostics(until=lambda ds: bool(sk704(ds)))
+        doc.replace(CSV, CSV + " Handles TSV too.")
+        await doc.diagnostics(until=lambda ds: bool(sk704(ds)))
+        mine = [p for p in doc.published() if p.version == doc.version]
+        (collision,) = sk704(list(mine[0].diagnostics))
+        assert collision.range == doc.range(CSV + " Handles TSV too.")
+        # Every publication of this version names the rival: none is a quick one without it.
+        assert all(sk704(list(p.diagnostics)) for p in mine)
+        # Typed apart: the quick publication still shows the last ranking, the next one drops it.
+        doc.replace(CSV + " Handles TSV too.", "Plans vegetable gardens and when to water them.")
+        await doc.diagnostics(until=lambda ds: not sk704(ds))
+        steps = [p for p in doc.published() if p.version == doc.version]
+        assert len(steps) == 2 and sk704(list(steps[0].diagnostics)) and not sk704(list(steps[1].diagnostics))
+        assert [d for d in steps[0].diagnostics if d.code != "SK704"] == list(steps[1].diagnostics)
 
 
 async def test_the_rival_sees_the_new_competitor_without_being_edited(

@@ -33,6 +33,7 @@ def update(folder: Folder, path: Path, text: str | None) -> Outcome:
     )
     if document is None:
         folder.index.remove(path)
+        folder.kept_collisions.pop(os.path.normpath(path), None)
     else:
         folder.index.upsert(document)
     return Outcome.CHANGED
@@ -40,6 +41,17 @@ def update(folder: Folder, path: Path, text: str | None) -> Outcome:
 
 def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> list[Finding]:
     """As `check` reports them: every rule's, suppression comments and per-file ignores applied."""
+    return _findings(folder, path, text, doc, fresh=True)
+
+
+def quick_findings(folder: Folder, path: Path, text: str, doc: Document | None) -> list[Finding]:
+    """`findings`, with SK704's collisions as they were last computed for this buffer (placed on
+    today's description): the rest of the findings need not wait while the typed description is
+    embedded and ranked over every skill."""
+    return _findings(folder, path, text, doc, fresh=False)
+
+
+def _findings(folder: Folder, path: Path, text: str, doc: Document | None, fresh: bool) -> list[Finding]:
     doc = doc if doc is not None else parse_text(text)
     result = check_document(
         doc,
@@ -50,24 +62,37 @@ def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> lis
         manifest_path=folder.manifest.path,
     )
     context = result.context
-    found = result.findings + _workspace_findings(folder, path, context) + _collisions(folder, path, context)
+    found = (
+        result.findings
+        + _workspace_findings(folder, path, context)
+        + _collisions(folder, path, context, fresh)
+    )
     return finish_findings(found, path, parse_directives(doc), context.profile, folder.config)
 
 
-def _collisions(folder: Folder, path: Path, ctx: RuleContext) -> list[Finding]:
+def _collisions(folder: Folder, path: Path, ctx: RuleContext, fresh: bool) -> list[Finding]:
     """SK704: the skills that compete with this one for the requests its description is for,
-    ranked over the folder's index (which holds this buffer's text: every scorer follows it)."""
+    ranked over the folder's index (which holds this buffer's text: every scorer follows it);
+    not `fresh`: the collisions last found for this buffer."""
     if ctx.kind is FileKind.CONVENTION or not any(
         rule.target is Target.COLLISION for rule in enabled_rules(ctx.profile, folder.config)
     ):
         return []
     described = ctx.get("description")
-    document = folder.index.find_by_path(path)
-    if described is None or document is None:
-        return []
-    try:
-        found = collisions_for(folder.index, document, folder.scorer, folder.config.accepted_overlaps())
-    except ScorerUnavailable:  # pragma: no cover - folder.scorer falls back to one always installed
+    key = os.path.normpath(path)
+    if not fresh:
+        found = folder.kept_collisions.get(key, [])
+    else:
+        document = folder.index.find_by_path(path)
+        if described is None or document is None:
+            folder.kept_collisions.pop(key, None)
+            return []
+        try:
+            found = collisions_for(folder.index, document, folder.scorer, folder.config.accepted_overlaps())
+        except ScorerUnavailable:  # pragma: no cover - folder.scorer falls back to one always installed
+            return []
+        folder.kept_collisions[key] = found
+    if described is None:
         return []
     rivalries = [c.rivalry(described.value.range) for c in found]
     return collision_findings(path, rivalries, ctx.profile, folder.config)
@@ -114,4 +139,4 @@ def _listing_findings(folder: Folder, path: Path, ctx: RuleContext, me: NamedSki
     return found
 
 
-ROLE = Role(update, findings)
+ROLE = Role(update, findings, quick_findings)
