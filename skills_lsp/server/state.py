@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp.core.files.discovery import kind_of
+from skills_lsp.core.memory import trim_heap
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document
-from skills_lsp.core.routing.embedding import trim_heap
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
 from skills_lsp.core.rules.validate import code_matches, resolve_profile

@@ -20,11 +20,8 @@ lets vectors be cached by the text's hash and rankings not depend on insertion o
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import importlib.util
 import os
-import platform
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -35,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
+from skills_lsp.core.memory import trim_heap
 from skills_lsp.core.routing.scorer import EMBEDDING_MODULES, modules_found
 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
@@ -205,19 +203,6 @@ def _load_minilm() -> EmbeddingModel:
     # The cut is part of the name: vectors made with another cut are other vectors.
     name = f"all-MiniLM-L6-v2 int8 {MINILM_MAX_TOKENS}"
     return TransformerModel(name, session, tokenizer, 384, MINILM_MAX_TOKENS)
-
-
-def trim_heap() -> None:
-    """Give the C heap's free memory back to the system (glibc's `malloc_trim`; elsewhere nothing).
-    glibc keeps what a burst of allocations freed (onnxruntime's graph optimisation) in the
-    process, where it counts against the server's memory for as long as it runs."""
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _load_wordllama() -> EmbeddingModel:
