@@ -296,8 +296,7 @@ class HybridSearch:
         added = added[alive[added]]
         if len(added):
             approximate[added] = fused(added)
-        error = self.weight * drift + (1.0 - self.weight) * APPROXIMATION + _STORAGE
-        return select_exact(documents, alive, approximate, error, fused, policy)
+        return select_exact(documents, alive, approximate, _error(self.weight, drift), fused, policy)
 
     def _kept_for(
         self, query: str, vector: np.ndarray[Any, np.dtype[np.float32]], slots: int
@@ -351,6 +350,12 @@ class HybridSearch:
         return f"{fused} - {penalty:.3f} (reads like a quick question, not a task: {chance:.0%} task-like)"
 
 
+def _error(weight: float, drift: float) -> float:
+    """How far an approximate fused score can be from the exact one: bm25f's part off by `drift`
+    (statistics moved since it was kept), semantic's by float32 products, both by float32 storage."""
+    return weight * drift + (1.0 - weight) * APPROXIMATION + _STORAGE
+
+
 def hybrid_for(index: SkillIndex) -> HybridSearch:
     """The index's hybrid search, typed as such (built on first use)."""
     search = scorer_for(index, "hybrid")
@@ -397,11 +402,9 @@ def select_saved(
 
     similarity = np.clip((vectors @ vector).astype(np.float64), 0.0, 1.0)
     kept = fused_mean(weight, lexical.scores(query), similarity).astype(np.float32)
-    approximate = np.zeros(size)
-    approximate[:size] = kept - penalty
-    error = weight * 0.0 + (1.0 - weight) * APPROXIMATION + _STORAGE
+    approximate = (kept - penalty).astype(np.float64)  # as HybridSearch._select takes kept scores
     alive = np.ones(size, dtype=bool)
     policy = SelectionPolicy(top_k, min_score, [], [], "ascii", "hybrid")
-    scores, _ = exact_where_needed(alive, approximate, error, fused, policy)
+    scores, _ = exact_where_needed(alive, approximate, _error(weight, 0.0), fused, policy)
     slots = best_first(alive, scores, min_score, top_k, False)
     return quick.matches(head, slots[:top_k].tolist(), scores)
