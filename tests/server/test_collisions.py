@@ -22,6 +22,8 @@ CSV = (
     "removes duplicate rows. Use when the user shares a CSV export with mixed date formats or duplicates."
 )
 GARDEN = "Plans vegetable gardens: what to sow each month and how often to water. Use for allotments."
+# Words no skill of the session's workspace holds (other tests add skills to it): no rival.
+ALONE = "Tunes zithers and glockenspiels for xylophonists."
 
 
 def own_description(workspace: Path) -> str:
@@ -86,7 +88,7 @@ async def test_an_edit_publishes_at_once_with_the_last_collision_kept(
         # Every publication of this version names the rival: none is a quick one without it.
         assert all(sk704(list(p.diagnostics)) for p in mine)
         # Typed apart: the quick publication still shows the last ranking, the next one drops it.
-        doc.replace(CSV + " Handles TSV too.", "Plans vegetable gardens and when to water them.")
+        doc.replace(CSV + " Handles TSV too.", ALONE)
         await doc.diagnostics(until=lambda ds: not sk704(ds))
         steps = [p for p in doc.published() if p.version == doc.version]
         assert len(steps) == 2 and sk704(list(steps[0].diagnostics)) and not sk704(list(steps[1].diagnostics))
