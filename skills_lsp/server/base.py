@@ -58,16 +58,18 @@ class Snapshot:
 
     def findings(self, state: State) -> list[Finding]:
         if self._findings is None or self._findings[0] != state.generation:
-            doc = self.doc if self.role is FileRole.SKILL else None
-            self._findings = (state.generation, state.findings(self.path, self.text, doc))
+            self._findings = (state.generation, state.findings(self.path, self.text, self._skill_doc()))
         return self._findings[1]
 
     def quick_findings(self, state: State) -> list[Finding]:
         """`findings`, or when they are not made yet, the quick ones (State.findings(quick=True))."""
         if self._findings is not None and self._findings[0] == state.generation:
             return self._findings[1]
-        doc = self.doc if self.role is FileRole.SKILL else None
-        return state.findings(self.path, self.text, doc, quick=True)
+        return state.findings(self.path, self.text, self._skill_doc(), quick=True)
+
+    def _skill_doc(self) -> Document | None:
+        """The parse State.findings is given: a skill file's (others parse their own way)."""
+        return self.doc if self.role is FileRole.SKILL else None
 
 
 class SkillsLanguageServer(LanguageServer):
@@ -132,8 +134,7 @@ class SkillsLanguageServer(LanguageServer):
 
     async def ready_skill_snapshot(self, uri: str) -> Snapshot | None:
         """skill_snapshot(uri), once the folder it belongs to has loaded."""
-        snapshot = await self.ready_snapshot(uri)
-        return snapshot if snapshot is not None and snapshot.role is FileRole.SKILL else None
+        return _skill_only(await self.ready_snapshot(uri))
 
     def snapshot(self, uri: str) -> Snapshot | None:
         """The document at `uri` as it is now, in a folder the server knows (None otherwise)."""
@@ -160,8 +161,7 @@ class SkillsLanguageServer(LanguageServer):
 
     def skill_snapshot(self, uri: str) -> Snapshot | None:
         """The snapshot of a skill or instruction file (None for any other document)."""
-        snapshot = self.snapshot(uri)
-        return snapshot if snapshot is not None and snapshot.role is FileRole.SKILL else None
+        return _skill_only(self.snapshot(uri))
 
     def open_uris(self) -> list[str]:
         """The open documents' URIs as the client spelled them: pygls keys them unquoted
@@ -241,3 +241,8 @@ class SkillsLanguageServer(LanguageServer):
             log.warning("a message that is not JSON: %s", error)
             return
         log.exception("handler failed: %s", error)
+
+
+def _skill_only(snapshot: Snapshot | None) -> Snapshot | None:
+    """`snapshot` when it is of a skill or instruction file, else None."""
+    return snapshot if snapshot is not None and snapshot.role is FileRole.SKILL else None
