@@ -8,8 +8,10 @@ import asyncio
 import inspect
 import json
 import logging
+import math
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +83,7 @@ class SkillsLanguageServer(LanguageServer):
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[object]] = set()  # deferred actions still running
         self._snapshots: dict[str, Snapshot] = {}
+        self._changed_at: dict[str, float] = {}  # time.monotonic() of each document's last didChange
         # Set (and replaced by a fresh one) each time a folder's load ends: what requests about a
         # document opened meanwhile wait on (ready_snapshot).
         self._load_ended = asyncio.Event()
@@ -184,6 +187,16 @@ class SkillsLanguageServer(LanguageServer):
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("deferred %s failed", key, exc_info=task.exception())
+
+    def mark_changed(self, uri: str) -> None:
+        self._changed_at[uri] = time.monotonic()
+
+    def changed_within(self, uri: str, seconds: float) -> bool:
+        """Whether the document changed less than `seconds` ago: the user is still typing in it."""
+        return time.monotonic() - self._changed_at.get(uri, -math.inf) < seconds
+
+    def forget_changes(self, uri: str) -> None:
+        self._changed_at.pop(uri, None)
 
     def later(self, key: str, delay: float, action: Callable[[], object]) -> None:
         """Run `action` once, `delay` seconds after the last call with this key (a burst of edits

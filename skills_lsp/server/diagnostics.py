@@ -141,10 +141,27 @@ def refresh_all(ls: SkillsLanguageServer, edited: str | None = None) -> None:
 
 
 def clear(ls: SkillsLanguageServer, uri: str) -> None:
+    ls.forget_changes(uri)
     ls.cancel(f"publish:{uri}")
     ls.cancel(f"publish-full:{uri}")
     if not client_pulls(ls):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def quick_pull(ls: SkillsLanguageServer, uri: str) -> list[types.Diagnostic] | None:
+    """What a pull of a skill being typed in answers: its quick findings (SK704's last collisions,
+    as `publish` sends first), when the client can be asked to pull again; that refresh follows a
+    pause in typing (REFRESH_SECONDS, past FULL_AFTER_SECONDS), and the pull it brings ranks the
+    description over every skill. None: answer with every finding now."""
+    if not ls.capability("workspace.diagnostics.refresh_support", False):
+        return None  # no later pull would bring the ranked findings
+    if not ls.changed_within(uri, FULL_AFTER_SECONDS):
+        return None
+    snapshot = ls.snapshot(uri)
+    if snapshot is None or snapshot.role is not FileRole.SKILL:
+        return None
+    ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
+    return [to_diagnostic(ls, snapshot.lines, f) for f in snapshot.quick_findings(ls.state)]
 
 
 def register(server: SkillsLanguageServer) -> None:
@@ -157,8 +174,11 @@ def register(server: SkillsLanguageServer) -> None:
     async def pull(
         ls: SkillsLanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
-        await settle(ls, params.text_document.uri)
-        items = diagnostics_for(ls, params.text_document.uri)
+        uri = params.text_document.uri
+        items = quick_pull(ls, uri)
+        if items is None:
+            await settle(ls, uri)
+            items = diagnostics_for(ls, uri)
         result_id = hashlib.sha1(repr([(d.code, d.range, d.message) for d in items]).encode()).hexdigest()
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

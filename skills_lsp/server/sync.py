@@ -169,6 +169,7 @@ def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:
         return
     # The debounce starts when the change arrives, so the index update below (tens of ms at
     # 20,000 skills: the edited skill is embedded again) runs inside it, not before it.
+    ls.mark_changed(uri)
     diagnostics.schedule(ls, uri)
     ensure_folder(ls, path)
     role = ls.state.update(path, text)

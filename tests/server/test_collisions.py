@@ -4,12 +4,15 @@ each runtime's listing budget; a skill's `evals/eval_queries.json` gets lenses a
 
 from __future__ import annotations
 
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from lsp_helpers import opened, pulls, unique
+import pytest_lsp
+from lsp_helpers import index_ends, opened, pull, pulls, unique, wait_for
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from skills_lsp.core.rules.listing import RUNTIMES
 from skills_lsp.server.folder import load_folder
@@ -282,3 +285,67 @@ async def test_the_claude_code_hover_counts_when_to_use_with_the_description(
         assert result is not None and isinstance(result.contents, types.MarkupContent)
         combined = len(description) + 1 + len(when)
         assert f"**description cut to 1,536 of {combined:,} characters**" in result.contents.value
+
+
+# --- a pulling client that can be asked to pull again ----------------------------------------
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "skills_lsp", "serve", "--stdio"]),
+)
+async def refreshing_client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
+    """Neovim's capabilities (diagnostics pulled) plus `workspace.diagnostics.refreshSupport`, as
+    VS Code has; counts the server's `workspace/diagnostic/refresh` requests."""
+    capabilities = client_capabilities("neovim")
+    assert capabilities.workspace is not None
+    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    lsp_client.diagnostic_refreshes = 0  # type: ignore[attr-defined]
+    lsp_client.published = {}  # type: ignore[attr-defined]
+
+    def diagnostic_refresh(params: None) -> None:
+        lsp_client.diagnostic_refreshes += 1  # type: ignore[attr-defined]
+
+    # pytest-lsp's client answers the refresh itself: count them on the way.
+    lsp_client.protocol.fm.features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = diagnostic_refresh
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(params: None) -> None:
+        pass
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        pass
+
+    params = types.InitializeParams(
+        capabilities=capabilities,
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="examples")],
+    )
+    lsp_client.init_result = await lsp_client.initialize_session(params)  # type: ignore[attr-defined]
+    await wait_for(lambda: index_ends(lsp_client) >= 1, "the end of the indexing progress")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_pull_while_typing_keeps_the_last_collision_and_a_refresh_brings_the_ranked_one(
+    refreshing_client: LanguageClient, workspace: Path
+) -> None:
+    """A pull right after a keystroke answers without ranking the description over every skill:
+    SK704's last collisions, placed on the description as it is now, as a publishing client's
+    first publication has them. A pause in typing brings `workspace/diagnostic/refresh`, and the
+    pull that follows has the ranked findings."""
+    client = refreshing_client
+    name = unique("zz-pulled")
+    text = f"---\nname: {name}\ndescription: {CSV}\n---\n{body(workspace)}"
+    async with opened(client, workspace / "skills" / name / "SKILL.md", text) as doc:
+        await doc.diagnostics(until=lambda ds: bool(sk704(ds)))
+        refreshes = client.diagnostic_refreshes  # type: ignore[attr-defined]
+        doc.replace(CSV, ALONE)  # typed apart: ranked, nothing competes any more
+        quick = await pull(client, doc.uri)
+        (kept,) = sk704(quick)
+        assert kept.range == doc.range(ALONE)
+        await wait_for(lambda: client.diagnostic_refreshes > refreshes, "a diagnostic refresh")  # type: ignore[attr-defined]
+        ranked = await pull(client, doc.uri)
+        assert sk704(ranked) == []
+        assert [d for d in quick if d.code != "SK704"] == ranked
