@@ -249,6 +249,33 @@ async def opened(
         await close_doc(doc)
 
 
+# --- starting a server of a test's own ------------------------------------------------------
+
+
+async def initialize_examples(
+    client: LanguageClient, workspace: Path, capabilities: types.ClientCapabilities
+) -> None:
+    """`initialize` a client of a test's own on the examples workspace, answering the requests
+    pytest-lsp's client does not (code lens refresh, capability registration), with
+    `client.published` and `client.init_result` set as the shared clients have them."""
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(params: None) -> None:
+        pass
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        pass
+
+    client.published = getattr(client, "published", {})  # type: ignore[attr-defined]
+    params = types.InitializeParams(
+        capabilities=capabilities,
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="examples")],
+    )
+    client.init_result = await client.initialize_session(params)  # type: ignore[attr-defined]
+
+
 # --- waiting and asking ----------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import Doc, apply_edits, codes, opened, unique
+from lsp_helpers import Doc, apply_edits, codes, initialize_examples, opened, unique
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -210,22 +210,7 @@ async def no_create_client(lsp_client: LanguageClient, workspace: Path) -> Async
     capabilities = client_capabilities("visual_studio_code")
     assert capabilities.workspace and capabilities.workspace.workspace_edit
     capabilities.workspace.workspace_edit.resource_operations = []
-    params = types.InitializeParams(
-        capabilities=capabilities,
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="examples")],
-    )
-
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def code_lens_refresh(params: None) -> None:
-        pass
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        pass
-
-    lsp_client.published = {}  # type: ignore[attr-defined]
-    lsp_client.init_result = await lsp_client.initialize_session(params)  # type: ignore[attr-defined]
+    await initialize_examples(lsp_client, workspace, capabilities)
     yield
     await lsp_client.shutdown_session()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import index_ends, opened, pull, pulls, unique, wait_for
+from lsp_helpers import index_ends, initialize_examples, opened, pull, pulls, unique, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -300,7 +300,6 @@ async def refreshing_client(lsp_client: LanguageClient, workspace: Path) -> Asyn
     assert capabilities.workspace is not None
     capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     lsp_client.diagnostic_refreshes = 0  # type: ignore[attr-defined]
-    lsp_client.published = {}  # type: ignore[attr-defined]
 
     def diagnostic_refresh(params: None) -> None:
         lsp_client.diagnostic_refreshes += 1  # type: ignore[attr-defined]
@@ -308,20 +307,7 @@ async def refreshing_client(lsp_client: LanguageClient, workspace: Path) -> Asyn
     # pytest-lsp's client answers the refresh itself: count them on the way.
     lsp_client.protocol.fm.features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = diagnostic_refresh
 
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def code_lens_refresh(params: None) -> None:
-        pass
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        pass
-
-    params = types.InitializeParams(
-        capabilities=capabilities,
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="examples")],
-    )
-    lsp_client.init_result = await lsp_client.initialize_session(params)  # type: ignore[attr-defined]
+    await initialize_examples(lsp_client, workspace, capabilities)
     await wait_for(lambda: index_ends(lsp_client) >= 1, "the end of the indexing progress")
     yield
     await lsp_client.shutdown_session()

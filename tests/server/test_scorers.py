@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from helpers import MODEL_PACKAGES, write
-from lsp_helpers import execute, index_ends, opened, wait_for
+from lsp_helpers import execute, index_ends, initialize_examples, opened, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -73,20 +73,7 @@ async def server(workspace: Path, env: dict[str, str] | None = None) -> AsyncIte
 
     client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
 
-    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def code_lens_refresh(params: None) -> None:
-        pass
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        pass
-
-    params = types.InitializeParams(
-        capabilities=client_capabilities("visual_studio_code"),
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="examples")],
-    )
-    client.init_result = await client.initialize_session(params)  # type: ignore[attr-defined]
+    await initialize_examples(client, workspace, client_capabilities("visual_studio_code"))
     try:
         await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=15.0)
         yield client
