@@ -19,8 +19,12 @@ def register(server: SkillsLanguageServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[" ", "/", "-", "("])
     )
-    def completion(ls: SkillsLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
-        snapshot = ls.skill_snapshot(params.text_document.uri)
+    async def completion(
+        ls: SkillsLanguageServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
+        # Asked while the folder loads, it waits for the load (as hover does): the profile and the
+        # tool manifest are the folder's, and an empty answer would not be asked again.
+        snapshot = await ls.ready_skill_snapshot(params.text_document.uri)
         if snapshot is None:
             return None
         folder, lines = snapshot.folder, snapshot.lines

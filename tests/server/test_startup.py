@@ -1,7 +1,7 @@
 """Start-up on a folder of a few hundred skills: `$/progress` reports how far the folder's own
 load got (not only once per folder), and a skill opened while the folder loads is served once
-the load ends: its code-lens request answered meanwhile, its symbols and inlay hints once the
-load ends.
+the load ends: its code-lens request answered meanwhile, its symbols, inlay hints and completion
+once the load ends.
 
 The server is started here (not the session's shared one), on a workspace written for the test,
 with a cache folder of its own (XDG_CACHE_HOME), so the load reads every file."""
@@ -68,13 +68,23 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
         assert skill_uri is not None and "%40" in skill_uri
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(skill_uri, "markdown", 1, skill.read_text(encoding="utf-8"))
+                # An empty line at the end of the frontmatter (line 3), where keys complete.
+                types.TextDocumentItem(
+                    skill_uri,
+                    "markdown",
+                    1,
+                    skill.read_text(encoding="utf-8").replace("\n---\n", "\n\n---\n", 1),
+                )
             )
         )
         loading = index_ends(client) == 0
         # Answered (no lenses while the folder loads, the skill's once it is loaded), not an error.
         await client.text_document_code_lens_async(
             types.CodeLensParams(types.TextDocumentIdentifier(skill_uri))
+        )
+        # Completion too: the file's allowed keys, not nothing.
+        completion = await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(skill_uri), types.Position(3, 0))
         )
         # A client asks for these once per version: asked while the folder loads, they are
         # answered once it has loaded, with the skill's own symbols and hint, not left empty.
@@ -86,6 +96,8 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
             types.InlayHintParams(types.TextDocumentIdentifier(skill_uri), whole)
         )
         assert loading or index_ends(client) >= 1
+        assert isinstance(completion, types.CompletionList)
+        assert "license" in {item.label for item in completion.items}
         assert symbols is not None and all(isinstance(s, types.DocumentSymbol) for s in symbols)
         outline = {s.name: [c.name for c in s.children or []] for s in symbols}
         assert outline == {"frontmatter": ["name", "description"], "Skill 7": []}, outline
