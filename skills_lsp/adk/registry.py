@@ -33,6 +33,7 @@ from skills_lsp.core.routing.scorer import (
     SCORERS,
     ScorerName,
     SelectionPolicy,
+    embeds,
     prepare,
     scorer_name,
     select_skills,
@@ -89,12 +90,12 @@ class SkillsLspRegistry(SkillRegistry):
         """Build the scorer now, not on the model's first search. An embedding scorer keeps its
         skill vectors on disk in the workspace's cache folder (the one `skills-lsp check`, `test`
         and the editor use), so an agent that starts again embeds only what changed."""
-        if SCORERS[self.scorer].extra != "semantic":
+        if not embeds([self.scorer]):
             prepare(self.index, self.scorer)
             return
-        from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
+        from skills_lsp.core.routing.semantic import VECTORS, keep_vectors_in
 
-        VECTORS.attach(default_cache_dir(list(roots) or ["."], config) / VECTOR_FILE)
+        keep_vectors_in(default_cache_dir(list(roots) or ["."], config))
         prepare(self.index, self.scorer)
         VECTORS.flush()
 

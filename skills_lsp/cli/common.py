@@ -160,13 +160,12 @@ def keep_vectors(args: argparse.Namespace, scorers: Sequence[str]) -> None:
 def attach_vectors(root: Path, config: Config, scorers: Sequence[str]) -> None:
     """Embedding scorers reuse the skill vectors kept in `root`'s cache folder (the one `check`
     uses); nothing to do for the others."""
-    from skills_lsp.core.routing.scorer import SCORERS
+    from skills_lsp.core.routing.scorer import embeds
 
-    if not any(SCORERS[s].extra == "semantic" for s in scorers if s in SCORERS):
-        return
-    from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS
+    if embeds(scorers):
+        from skills_lsp.core.routing.semantic import keep_vectors_in
 
-    VECTORS.attach(default_cache_dir([root], config) / VECTOR_FILE)
+        keep_vectors_in(default_cache_dir([root], config))
 
 
 def tags(text: str | None) -> list[str]:

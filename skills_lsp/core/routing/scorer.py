@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -228,6 +228,12 @@ def built_scorers(index: SkillIndex) -> list[ScorerName]:
     """The scorers already built for `index` (a hover compares only those: building one over
     20,000 skills takes seconds, never to be spent on an editor's event loop)."""
     return [name for name in SCORERS if index.has_derived(f"scorer:{name}")]
+
+
+def embeds(scorers: Iterable[str]) -> bool:
+    """Whether any of `scorers` embeds skills (its vectors are worth keeping on disk). Asked
+    before importing the embedding scorers, which import numpy and the model's runtime."""
+    return any(SCORERS[name].extra == "semantic" for name in scorers if name in SCORERS)
 
 
 def prepare(index: SkillIndex, name: ScorerName) -> None:

@@ -185,6 +185,12 @@ VECTORS = VectorCache()
 VECTOR_FILE = "vectors.npz"  # in the workspace's .skills-lsp-cache/, beside check.json
 
 
+def keep_vectors_in(cache_dir: Path) -> None:
+    """Reuse the skill vectors saved in a workspace's cache folder, and save new ones there
+    (VECTORS.flush)."""
+    VECTORS.attach(cache_dir / VECTOR_FILE)
+
+
 class SemanticSearch(SlottedSearch):
     """Cosine similarity between a request and every skill of an index, following its changes."""
 

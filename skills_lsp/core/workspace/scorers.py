@@ -15,8 +15,8 @@ from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillIndex
 from skills_lsp.core.index.store import load_cached_workspace_index
 from skills_lsp.core.model import FileKind
-from skills_lsp.core.routing.scorer import SCORERS, ScorerName, prepare
-from skills_lsp.core.routing.semantic import VECTOR_FILE, VECTORS, load_model, workspace_keys
+from skills_lsp.core.routing.scorer import SCORERS, ScorerName, embeds, prepare
+from skills_lsp.core.routing.semantic import VECTORS, keep_vectors_in, load_model, workspace_keys
 
 # Skills: below this every scorer is built, so that hovers compare them all. Cheap but for the
 # embedding scorers, whose first build embeds every skill (about 13 ms each with minilm, in the
@@ -77,7 +77,7 @@ def warm_up(index: SkillIndex, config: Config, root: Path) -> list[ScorerName]:
     place if its extra is missing. Skill vectors are
     kept on disk only for a folder that chose an embedding scorer, and only that folder's."""
     chosen = default_scorer(config, index)
-    keep_vectors = SCORERS[chosen].extra == "semantic"
+    keep_vectors = embeds([chosen])
     # An embedding scorer the folder does not use is left out: its vectors are not kept on disk
     # for it, so every start would load the model and embed every skill again (tens of seconds).
     small = len(index) <= PREPARE_ALL_UP_TO
@@ -90,7 +90,7 @@ def warm_up(index: SkillIndex, config: Config, root: Path) -> list[ScorerName]:
         # below falls back.
         with contextlib.suppress(ScorerUnavailable):
             load_model()
-        VECTORS.attach(folder_cache_dir(config, root) / VECTOR_FILE)
+        keep_vectors_in(folder_cache_dir(config, root))
     built: list[ScorerName] = []
     for name in wanted:
         try:
