@@ -32,11 +32,6 @@ _SEVERITY = {
 log = logging.getLogger(__name__)
 
 
-def findings_for(ls: SkillsLanguageServer, uri: str) -> list[Finding]:
-    snapshot = ls.snapshot(uri)
-    return snapshot.findings(ls.state) if snapshot is not None else []
-
-
 def to_diagnostic(ls: SkillsLanguageServer, lines: list[str], finding: Finding) -> types.Diagnostic:
     return types.Diagnostic(
         range=ls.codec.range_to_client(lines, finding.range),

@@ -355,7 +355,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         found = kinds.get(type(error.instance), "scalar")
         if not error.absolute_path:
             return (
-                f"A test-query file is a mapping with `cases:` (schema/test-queries.schema.json), "
+                f"A test-query file is a mapping with `cases:` (schema/skill-queries.schema.json), "
                 f'or a JSON list of trigger evals {{"query": ..., "should_trigger": true or false}}; '
                 f"this one is a {found}."
             )

@@ -414,9 +414,3 @@ def place(base: ListingBase, me: ListedSkill) -> tuple[Placement, int]:
 def runtimes_for(profile: str) -> tuple[Runtime, ...]:
     """The runtimes whose listing a skill of `profile` is checked against."""
     return tuple(RUNTIMES[name] for name in PROFILE_RUNTIMES.get(profile, ()))
-
-
-def runtime_named(name: str) -> Runtime:
-    if name not in RUNTIMES:
-        raise ValueError(f"unknown runtime {name!r}; choose from {', '.join(RUNTIMES)}")
-    return RUNTIMES[name]
