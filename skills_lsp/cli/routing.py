@@ -137,6 +137,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         payload = {
             "passed": len(results) - failed,
             "failed": failed,
+            "scorer": scorer,
             "problems": [dict(p.to_json(), path=display(p.path)) for p in problems],
             "results": [r.to_json() for r in results],
         }
@@ -146,7 +147,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             line, col = p.range.start.line + 1, p.range.start.character + 1
             out.write(f"{display(p.path)}:{line}:{col}: {p.code} {p.message}\n")
         out.write(_results_table(results, display(str(query_file))))
-        out.write(f"\n{len(results) - failed} passed, {failed} failed\n")
+        out.write(f"\n{len(results) - failed} passed, {failed} failed (scorer {scorer})\n")
     return 1 if failed or problems else 0
 
 

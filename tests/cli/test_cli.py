@@ -270,7 +270,7 @@ def test_engine_commands_use_roots_relative_to_the_config(tmp_path: Path) -> Non
     _, out, _ = run("select", "notes", "--format", "json", cwd=tmp_path / "skills")
     assert [row["name"] for row in json.loads(out)] == ["good"]
     code, out, _ = run("test", "--root", "skills", cwd=tmp_path)
-    assert code == 0 and out.endswith("\n1 passed, 0 failed\n")
+    assert code == 0 and out.endswith("\n1 passed, 0 failed (scorer hybrid)\n")
 
 
 def test_examples_workspace_reports_the_labelled_mistakes() -> None:
@@ -386,16 +386,16 @@ def test_prompt_catalog() -> None:
 def test_test_command_reports_a_table_and_fails_on_a_failing_case() -> None:
     # examples/ has SKILL.md files and no `scorer`: its default is hybrid, which routes all 12.
     code, out, _ = run("test", "--root", str(EXAMPLES))
-    assert code == 0 and out.endswith("\n12 passed, 0 failed\n")
+    assert code == 0 and out.endswith("\n12 passed, 0 failed (scorer hybrid)\n")
     # adk-skill's formula fails one, honestly (see the comment in examples/skill-queries.yaml).
     code, out, _ = run("test", "--root", str(EXAMPLES), "--scorer", "lexical")
     assert code == 1
     assert "PASS  6     pdf-form-filling" in out
     assert "FAIL  37    none" in out and "skill-queries.yaml:37: expected no skill" in out
-    assert out.endswith("\n11 passed, 1 failed\n")
+    assert out.endswith("\n11 passed, 1 failed (scorer lexical)\n")
     code, out, _ = run("test", "--root", str(EXAMPLES), "--format", "json", "--scorer", "lexical")
     data = json.loads(out)
-    assert (data["passed"], data["failed"], data["problems"]) == (11, 1, [])
+    assert (data["passed"], data["failed"], data["problems"], data["scorer"]) == (11, 1, [], "lexical")
     failing = next(r for r in data["results"] if not r["passed"])
     assert failing["id"] == "stop-words-lexical" and failing["range"]["start"]["line"] == 36
 

@@ -118,7 +118,7 @@ def test_test_runs_trigger_evals_with_lines(tmp_path: Path) -> None:
     assert rows[2][:5] == ["PASS", "3", "not", "pdf-report", "-"]  # no skill takes it: that passes
     assert rows[3][:5] == ["FAIL", "4", "not", "pdf-report", "pdf-report"]
     assert f"{evals}:4: should not trigger `pdf-report`, but it is selected" in out
-    assert out.endswith("2 passed, 1 failed\n")
+    assert out.endswith("2 passed, 1 failed (scorer bm25f)\n")
     code, out, _ = run("test", str(evals), "--root", str(tmp_path), "--scorer", "bm25f", "--format", "json")
     data = json.loads(out)
     assert (data["passed"], data["failed"]) == (2, 1)
@@ -199,7 +199,7 @@ def test_test_reads_trigger_evals_under_any_file_name(tmp_path: Path) -> None:
     evals = _evals(tmp_path)
     other = write(tmp_path / "skills" / "pdf-report" / "evals" / "more-evals.json", evals.read_text("utf-8"))
     code, out, _ = run("test", str(other), "--root", str(tmp_path), "--scorer", "bm25f")
-    assert code == 1 and out.endswith("2 passed, 1 failed\n")
+    assert code == 1 and out.endswith("2 passed, 1 failed (scorer bm25f)\n")
     assert "{'query'" not in out and "[{" not in out
     # Outside a skill's folder no skill is under test: said plainly, without the file's contents.
     stray = write(tmp_path / "some" / "other-name.json", evals.read_text("utf-8"))
