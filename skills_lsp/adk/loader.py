@@ -2,9 +2,11 @@
 
 ADK's own `load_skill_from_dir` splits the file at the first `---` anywhere (a description
 containing `---` is cut), rejects a UTF-8 BOM and raises on the first problem without a line
-number. Here discovery (`discover_agent_skills`), parsing (`parse_bytes`: line-anchored
-delimiters, BOM and CRLF handled) and validation (`check_document` plus the workspace rules) are
-the core's, so a skill ADK runs is exactly a skill the editor and `skills-lsp check` accept.
+number. Here discovery (`expand_targets`: the config's `exclude` and `.gitignore` apply),
+parsing (`parse_bytes`: line-anchored delimiters, BOM and CRLF handled) and validation
+(`check_document`, the workspace rules, then `finish_findings`: `per-file-ignores` and
+suppression comments) are the core's, so a skill ADK runs is exactly a skill the editor and
+`skills-lsp check` accept.
 
 Modes:
 - `load_adk_skills(..., strict=True)` raises one `SkillLoadError` listing every error finding.
@@ -27,13 +29,20 @@ import pydantic
 from google.adk.skills import Frontmatter, Resources, Script, Skill
 
 from skills_lsp.core.files.config import Config
-from skills_lsp.core.files.discovery import discover_agent_skills, path_sort_key
-from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity
+from skills_lsp.core.files.discovery import path_sort_key
+from skills_lsp.core.model import FileKind, Finding, Problem, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited
-from skills_lsp.core.rules.check import workspace_findings
+from skills_lsp.core.rules.check import expand_targets, named_skill, workspace_findings
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
-from skills_lsp.core.rules.validate import check_document, file_findings, resolve_profile, unreadable
+from skills_lsp.core.rules.suppress import Directive, parse_directives
+from skills_lsp.core.rules.validate import (
+    check_document,
+    file_findings,
+    finish_findings,
+    resolve_profile,
+    unreadable,
+)
 from skills_lsp.core.rules.workspace import NamedSkill
 from skills_lsp.core.workspace.settings import resolve_config
 
@@ -77,23 +86,22 @@ class AdkLoadReport:
         return [f for f in self.findings if f.severity is Severity.ERROR]
 
 
-def _skill_files(roots: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Finding]]:
-    """SKILL.md files under each root: a SKILL.md file, a skill folder, or a folder of skills."""
+def _skill_files(roots: Iterable[str | os.PathLike[str]], config: Config) -> tuple[list[Path], list[Finding]]:
+    """SKILL.md files under each root: a SKILL.md file, a skill folder, or a folder of skills,
+    found as `skills-lsp check` finds them (the config's `exclude`, `.gitignore`); a file named
+    as a root is taken whatever its name."""
     found: dict[str, Path] = {}
     problems: list[Finding] = []
     for root in roots:
         path = Path(root)
         if path.is_file():
             found.setdefault(os.path.normpath(path), path)
-        elif path.is_dir():
-            if (path / "SKILL.md").is_file():
-                found.setdefault(os.path.normpath(path / "SKILL.md"), path / "SKILL.md")
-                continue
-            for item in discover_agent_skills(path):
-                found.setdefault(os.path.normpath(item), item)
-        else:
-            message = "Not a regular file or directory." if path.exists() else "No such file or directory."
-            problems.append(unreadable(path, message))
+            continue
+        files, missing = expand_targets([path], config)
+        problems.extend(missing)
+        for item in files:
+            if item.kind is FileKind.AGENT_SKILL:
+                found.setdefault(os.path.normpath(item.path), Path(item.path))
     return sorted(found.values(), key=path_sort_key), problems
 
 
@@ -210,43 +218,49 @@ def _resources(skill_md: str, skill_dir: Path) -> tuple[Resources, list[Finding]
 
 @dataclass
 class _Candidate:
-    path: str
-    skill: Skill | None
+    """One SKILL.md, checked on its own: its findings before the workspace rules and the
+    suppression comments (`finish_findings`) have had their say."""
+
+    path: Path
+    doc: Document | None  # None: unreadable
+    profile: Profile
     findings: list[Finding]
+    directives: list[Directive]
     named: NamedSkill
 
 
-def _load_one(path: Path, config: Config, profile: str | Profile | None) -> _Candidate:
+def _check_one(path: Path, config: Config, profile: str | Profile | None) -> _Candidate:
     text_path = str(path)
+    chosen = resolve_profile(path, FileKind.AGENT_SKILL, profile, config)
     try:
         data = read_limited(path)
     except OSError as exc:
-        return _Candidate(
-            text_path, None, [unreadable(path, exc)], NamedSkill(text_path, FileKind.AGENT_SKILL, None, None)
-        )
+        named = NamedSkill(text_path, FileKind.AGENT_SKILL, None, None)
+        return _Candidate(path, None, chosen, [unreadable(path, exc)], [], named)
     doc = parse_bytes(data)
-    chosen = resolve_profile(path, FileKind.AGENT_SKILL, profile, config)
-    findings = list(
-        check_document(doc, path, kind=FileKind.AGENT_SKILL, profile=chosen, config=config).findings
-    )
-    skill: Skill | None = None
-    name_pair = doc.get("name")
-    name: str | None = None
-    if not any(f.severity is Severity.ERROR for f in findings):
-        try:
-            frontmatter = Frontmatter.model_validate(_frontmatter_data(doc))
-        except pydantic.ValidationError as exc:
-            findings.extend(_model_findings(text_path, doc, exc))
-        else:
-            resources, resource_findings = _resources(text_path, path.parent)
-            findings.extend(resource_findings)
-            skill = Skill(frontmatter=frontmatter, instructions=doc.body, resources=resources)
-            skill._uri = path.parent.resolve().as_uri()
-            name = frontmatter.name
-    name_range = name_pair.value.range if name_pair is not None and name is not None else None
-    return _Candidate(
-        text_path, skill, findings, NamedSkill(text_path, FileKind.AGENT_SKILL, name, name_range)
-    )
+    result = check_document(doc, path, kind=FileKind.AGENT_SKILL, profile=chosen, config=config)
+    # What the workspace rules read of it, as `check` gives it to them.
+    named = named_skill(result.context, SkillFile(text_path, FileKind.AGENT_SKILL, str(path.parent)))
+    return _Candidate(path, doc, chosen, list(result.findings), parse_directives(doc), named)
+
+
+def _skill_of(candidate: _Candidate, findings: list[Finding]) -> Skill | None:
+    """ADK's `Skill` for a file whose finished findings hold no error (`findings` gets what ADK's
+    models refuse and the resources that cannot be handed over); None otherwise."""
+    doc = candidate.doc
+    if doc is None or any(f.severity is Severity.ERROR for f in findings):
+        return None
+    text_path = str(candidate.path)
+    try:
+        frontmatter = Frontmatter.model_validate(_frontmatter_data(doc))
+    except pydantic.ValidationError as exc:
+        findings.extend(_model_findings(text_path, doc, exc))
+        return None
+    resources, resource_findings = _resources(text_path, candidate.path.parent)
+    findings.extend(resource_findings)
+    skill = Skill(frontmatter=frontmatter, instructions=doc.body, resources=resources)
+    skill._uri = candidate.path.parent.resolve().as_uri()
+    return skill
 
 
 def load_adk_skills_report(
@@ -267,9 +281,9 @@ def load_adk_skills_report(
     if config is None:
         config, config_findings = resolve_config(root_list)
         report.findings.extend(config_findings)
-    files, problems = _skill_files(root_list)
+    files, problems = _skill_files(root_list, config)
     report.findings.extend(problems)
-    candidates = [_load_one(path, config, profile) for path in files]
+    candidates = [_check_one(path, config, profile) for path in files]
     named = [c.named for c in candidates]
     by_path: dict[str, list[Finding]] = {}
     profile_name = profile.name if isinstance(profile, Profile) else profile
@@ -277,18 +291,22 @@ def load_adk_skills_report(
         by_path.setdefault(finding.path, []).append(finding)
     seen: dict[str, str] = {}
     for candidate in candidates:
-        findings = candidate.findings + by_path.get(candidate.path, [])
-        skill = candidate.skill
+        path = str(candidate.path)
+        # As `check` reports them: per-file-ignores and suppression comments applied last.
+        findings = finish_findings(
+            candidate.findings + by_path.get(path, []), path, candidate.directives, candidate.profile, config
+        )
+        skill = _skill_of(candidate, findings)
         if skill is not None and skill.name in seen:  # SkillToolset refuses duplicate names
             message = f"ADK needs unique names: `{skill.name}` is already used by {seen[skill.name]}."
             where = candidate.named.name_range or Range.point(0, 0)
-            findings += file_findings(candidate.path, [Problem(ADK_PROBLEM, message, where)])
+            findings += file_findings(path, [Problem(ADK_PROBLEM, message, where)])
         if skill is not None and not any(f.severity is Severity.ERROR for f in findings):
-            seen[skill.name] = candidate.path
+            seen[skill.name] = path
             report.skills.append(skill)
-            report.loaded.append(candidate.path)
+            report.loaded.append(path)
         else:
-            report.skipped.append(candidate.path)
+            report.skipped.append(path)
         report.findings.extend(findings)
     report.findings.sort(key=Finding.sort_key)
     return report

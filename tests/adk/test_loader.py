@@ -183,6 +183,44 @@ def test_missing_root_is_an_error(tmp_path: Path) -> None:
         load_adk_skills([tmp_path / "nowhere"])
 
 
+def test_what_check_silences_does_not_skip_a_skill(tmp_path: Path) -> None:
+    """A skill `skills-lsp check` passes loads: a missing reference silenced by a suppression
+    comment in one skill, by `per-file-ignores` in another (SK603 is an error)."""
+    missing = "See [the guide](references/missing.md).\n"
+    commented = good_skill(tmp_path / "skills", "commented")
+    text = (commented / "SKILL.md").read_text(encoding="utf-8")
+    (commented / "SKILL.md").write_text(
+        text + "<!-- skills-lsp-disable-next-line SK603 -->\n" + missing, encoding="utf-8"
+    )
+    ignored = good_skill(tmp_path / "skills", "ignored")
+    (ignored / "SKILL.md").write_text((ignored / "SKILL.md").read_text(encoding="utf-8") + missing, "utf-8")
+    (tmp_path / "skills-lsp.toml").write_text(
+        'per-file-ignores = { "skills/ignored/**" = ["SK603"] }\n', encoding="utf-8"
+    )
+    report = load_adk_skills_report(tmp_path)
+    assert sorted(skill.name for skill in report.skills) == ["commented", "ignored"]
+    assert not [f for f in report.findings if f.code in ("SK603", "SK005")]
+    # The same workspace, as the command line sees it.
+    proc = subprocess.run(
+        [sys.executable, "-m", "skills_lsp", "check", str(tmp_path), "--no-cache"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_excluded_and_gitignored_skills_are_not_loaded(tmp_path: Path) -> None:
+    good_skill(tmp_path / "skills", "kept")
+    good_skill(tmp_path / "skills", "drafted")
+    good_skill(tmp_path / "skills", "archived")
+    (tmp_path / ".gitignore").write_text("skills/drafted/\n", encoding="utf-8")
+    (tmp_path / "skills-lsp.toml").write_text('exclude = ["skills/archived/**"]\n', encoding="utf-8")
+    assert [skill.name for skill in load_adk_skills(tmp_path)] == ["kept"]
+    # Named as a root itself, a skill folder is loaded whatever the ignore files say.
+    assert [skill.name for skill in load_adk_skills(tmp_path / "skills" / "drafted")] == ["drafted"]
+
+
 async def test_adk_skill_toolset_serves_our_skills(tmp_path: Path) -> None:
     good_skill(tmp_path)
     skills = load_adk_skills(tmp_path)
