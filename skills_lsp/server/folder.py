@@ -15,7 +15,7 @@ from typing import Any
 
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.config import Config, find_config
-from skills_lsp.core.files.discovery import is_convention_file, kind_of
+from skills_lsp.core.files.discovery import workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import FileKind, Finding
@@ -69,16 +69,10 @@ class Role:
     quick_findings: Callable[[Folder, Path, str, Document | None], list[Finding]] | None = None
 
 
-def served_kind(path: Path) -> FileKind | None:
-    """The layout of a file the server checks, or None for files it leaves alone."""
-    if path.name == "SKILL.md":
-        return FileKind.AGENT_SKILL
-    parts = [p.lower() for p in path.parts]
-    if path.suffix == ".md" and (".skills" in parts or ("skills" in parts and ".claude" in parts)):
-        return kind_of(path)
-    if is_convention_file(path.name):
-        return FileKind.CONVENTION
-    return None
+def served_kind(path: Path, root: Path) -> FileKind | None:
+    """The layout of a file of folder `root` that the server checks (the one `check` gives it),
+    or None for files it leaves alone."""
+    return workspace_kind(path, root)
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -278,7 +272,7 @@ class Folder:
             return FileRole.CONFIG
         if self.config.source is not None and same_file(path, self.config.source):
             return FileRole.CONFIG
-        if served_kind(path) is not None:
+        if served_kind(path, self.root) is not None:
             return FileRole.SKILL
         return FileRole.OTHER
 

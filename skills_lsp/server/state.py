@@ -81,7 +81,7 @@ class State:
         return role
 
     def profile_for(self, folder: Folder, path: Path) -> Profile:
-        return resolve_profile(path, served_kind(path) or kind_of(path), None, folder.config)
+        return resolve_profile(path, served_kind(path, folder.root) or kind_of(path), None, folder.config)
 
     def findings(
         self, path: Path, text: str, doc: Document | None = None, quick: bool = False

@@ -10,6 +10,7 @@ import pytest
 
 from skills_lsp.core.errors import InvalidSkillsRoot
 from skills_lsp.core.files.discovery import (
+    workspace_kind,
     discover_agent_skills,
     discover_instruction_files,
     discover_skill_files,
@@ -158,3 +159,36 @@ def test_each_runtimes_own_folder_is_found_below_the_root_too(tmp_path: Path) ->
     assert found == [
         f"projects/app/{runtime}/skills/s/SKILL.md" for runtime in (".claude", ".codex", ".gemini", ".github")
     ]
+
+
+def test_one_files_kind_is_the_one_discovery_gives_it(tmp_path: Path) -> None:
+    """The editor judges one open file (`workspace_kind`); `check` walks the folder
+    (`discover_workspace`). Both give every file of a tree the same layout, or both leave it
+    out, so the editor checks the files `check` checks, and only those."""
+    files = [
+        "skills/alpha/SKILL.md",
+        "AGENTS.md",
+        "SOUL.md",
+        "docs/CLAUDE.md",
+        "docs/SOUL.md",  # SOUL.md counts only at the root
+        "node_modules/pkg/AGENTS.md",  # an ignored folder
+        ".skills/beta.md",
+        ".skills/nested/gamma.md",
+        ".skills/scripts/helper.md",  # the crate's support folders hold no skills
+        ".skills/README.MD",  # lowercase `.md` only
+        ".skills/AGENTS.md",  # a flat skill, not a convention file
+        ".claude/skills/delta.md",
+        ".claude/skills/references/notes.md",
+        ".claude/plugins/skills/epsilon.md",  # not `.claude/skills/`
+        "notes/.skills-like/zeta.md",
+        "README.md",
+    ]
+    for name in files:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\nname: x\ndescription: y\n---\n", encoding="utf-8")
+    found = {Path(item.path): item.kind for item in discover_workspace(tmp_path)}
+    judged = {path: workspace_kind(path, tmp_path) for path in (tmp_path / name for name in files)}
+    assert {path: kind for path, kind in judged.items() if kind is not None} == found
+    assert judged[tmp_path / "docs" / "SOUL.md"] is None
+    assert judged[tmp_path / ".skills" / "AGENTS.md"] is FileKind.FLAT_SKILL

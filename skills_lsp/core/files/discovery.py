@@ -329,6 +329,36 @@ def discover_workspace(
     return [SkillFile(p, files[p], str(base)) for p in sorted(files, key=path_sort_key)]
 
 
+def workspace_kind(path: Path, root: Path) -> FileKind | None:
+    """The layout `discover_workspace(root)` gives `path`, judged from the path alone (the
+    editor asks of one open file; ignore files, skill roots and depth are not consulted), or
+    None for a file it never lists: a `SKILL.md` anywhere; a lowercase `.md` under `root`'s
+    `.skills/` or `.claude/skills/` outside the crate's support folders; a convention file
+    outside ignored folders (`SOUL.md` only at `root`). Outside `root`, judged by `kind_of`'s
+    rules."""
+    if path.name == "SKILL.md":
+        return FileKind.AGENT_SKILL
+    try:
+        relative = path.relative_to(root)
+    except ValueError:  # not in the folder: the path's own parts decide
+        lowered = [ascii_lower(p) for p in path.parts]
+        if path.suffix == ".md" and (".skills" in lowered or ("skills" in lowered and ".claude" in lowered)):
+            return kind_of(path)
+        return FileKind.CONVENTION if is_convention_file(path.name) else None
+    parts = relative.parts
+    if (
+        path.suffix == ".md"
+        and any(parts[: len(PurePosixPath(sub).parts)] == PurePosixPath(sub).parts for sub in SKILL_DIRS)
+        and not has_support_component(relative)
+    ):
+        return FileKind.FLAT_SKILL
+    if not is_convention_file(path.name) or any(ascii_lower(p) in _IGNORED_LOWER for p in parts[:-1]):
+        return None
+    if ascii_upper(path.name) == "SOUL.MD" and len(parts) > 1:
+        return None
+    return FileKind.CONVENTION
+
+
 def kind_of(path: str | os.PathLike[str]) -> FileKind:
     """The layout a single file belongs to, judged from its path."""
     p = Path(path)

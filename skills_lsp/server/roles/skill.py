@@ -29,7 +29,9 @@ from skills_lsp.server.folder import Folder, Outcome, Role, same_file, served_ki
 
 def update(folder: Folder, path: Path, text: str | None) -> Outcome:
     document = (
-        document_from_text(path, text, served_kind(path) or kind_of(path)) if text is not None else None
+        document_from_text(path, text, served_kind(path, folder.root) or kind_of(path))
+        if text is not None
+        else None
     )
     if document is None:
         folder.index.remove(path)
@@ -56,7 +58,7 @@ def _findings(folder: Folder, path: Path, text: str, doc: Document | None, fresh
     result = check_document(
         doc,
         path,
-        kind=served_kind(path) or kind_of(path),
+        kind=served_kind(path, folder.root) or kind_of(path),
         config=folder.config,
         tools=folder.manifest.registry,
         manifest_path=folder.manifest.path,
