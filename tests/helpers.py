@@ -6,6 +6,18 @@ import io
 import os
 from pathlib import Path
 
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# Recorded from the real adk-skill crate, beside the repository (never edited, never copied in).
+PARITY = REPO.parent / "shared" / "parity"
+# Without the recordings a developer's run skips the crate's cases; CI (CI=true) must have them,
+# so a missing copy fails there instead of passing quietly.
+needs_parity = pytest.mark.skipif(
+    not (PARITY / "expected.json").is_file() and not os.environ.get("CI"),
+    reason="shared/parity (the crate's recorded cases) is not beside the repository",
+)
+
 
 def write(path: Path, text: str | bytes) -> Path:
     """Write `text` (UTF-8, line breaks exactly as given) at `path`, making its folders."""

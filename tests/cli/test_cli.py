@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import PARITY, needs_parity, run_cli
 
 from skills_lsp.cli import main
 from skills_lsp.core.rules import RULES
@@ -306,7 +306,7 @@ def test_rule_reference_doc_is_current() -> None:
 
 # --- engine commands -----------------------------------------------------------------------------
 
-PARITY_WS = REPO.parent / "shared" / "parity" / "workspace"
+PARITY_WS = PARITY / "workspace"
 
 
 def test_select_json_and_explain() -> None:
@@ -344,7 +344,7 @@ def test_select_policy_options() -> None:
     assert run("select", "x", "--root", str(EXAMPLES), "--top-k", "-1")[0] == 2
 
 
-@pytest.mark.skipif(not PARITY_WS.is_dir(), reason="shared/parity not present")
+@needs_parity
 def test_index_crate_json_matches_the_crate_fields() -> None:
     _, out, _ = run("index", str(PARITY_WS), "--crate", "--format", "json")
     rows = json.loads(out)

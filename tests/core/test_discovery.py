@@ -7,19 +7,18 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import PARITY, needs_parity
 
 from skills_lsp.core.errors import InvalidSkillsRoot
 from skills_lsp.core.files.discovery import (
-    workspace_kind,
     discover_agent_skills,
     discover_instruction_files,
     discover_skill_files,
     discover_workspace,
     kind_of,
+    workspace_kind,
 )
 from skills_lsp.core.model import FileKind
-
-PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity"
 
 
 def touch(root: Path, rel: str, text: str = "x") -> Path:
@@ -33,7 +32,7 @@ def rel(root: Path, paths: list[Path]) -> list[str]:
     return [p.relative_to(root).as_posix() for p in paths]
 
 
-@pytest.mark.skipif(not (PARITY / "expected.json").is_file(), reason="shared/parity not present")
+@needs_parity
 def test_crate_discovery_matches_parity_data() -> None:
     expected = json.loads((PARITY / "expected.json").read_text(encoding="utf-8"))["discover"]
     root = PARITY / "workspace"

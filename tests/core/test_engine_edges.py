@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import PARITY, needs_parity
 
 from skills_lsp import (
     Content,
@@ -28,7 +29,7 @@ from skills_lsp.core.engine.coordinator import rust_debug
 from skills_lsp.core.routing.queries import parse_query_file
 from skills_lsp.core.workspace.settings import parse_tool_manifest
 
-PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity" / "workspace"
+PARITY_WS = PARITY / "workspace"
 
 
 def meta(value: str) -> Any:
@@ -128,10 +129,10 @@ def test_to_prompt_does_not_follow_a_linked_skill_file(tmp_path: Path) -> None:
     assert f"<location>\n{(tmp_path / 'b').resolve() / 'SKILL.md'}\n</location>" in to_prompt(index)
 
 
-@pytest.mark.skipif(not PARITY.is_dir(), reason="shared/parity not present")
+@needs_parity
 def test_workspace_index_holds_everything_the_crate_indexes() -> None:
-    crate = {str(d.path) for d in load_skill_index(PARITY)}
-    workspace = {str(d.path) for d in load_workspace_index(PARITY)}
+    crate = {str(d.path) for d in load_skill_index(PARITY_WS)}
+    workspace = {str(d.path) for d in load_workspace_index(PARITY_WS)}
     assert crate <= workspace
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import PARITY, needs_parity
 
 from skills_lsp import (
     ByName,
@@ -39,9 +40,8 @@ from skills_lsp import (
 )
 from skills_lsp.core.routing.lexical import f32, f32_bits, select_skills_plain
 
-PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity"
 EXPECTED_FILE = PARITY / "expected.json"
-pytestmark = pytest.mark.skipif(not EXPECTED_FILE.is_file(), reason="shared/parity is not beside the repo")
+pytestmark = needs_parity
 EXPECTED: dict[str, Any] = (
     json.loads(EXPECTED_FILE.read_text(encoding="utf-8")) if EXPECTED_FILE.is_file() else {}
 )
