@@ -72,7 +72,8 @@ class Config:
     # collision is reported between them (SK704, `skills-lsp overlap`).
     overlap: tuple[tuple[str, str], ...] = ()
     # Environment variables that change a runtime's listing budget (SLASH_COMMAND_TOOL_CHAR_BUDGET),
-    # as the CLI or the server read them: not a config key, and core reads no environment.
+    # as the CLI or the server read them: not a config key, and no rule reads the environment (core
+    # reads only XDG_CACHE_HOME, for the cache folder, and SKILLS_LSP_EMBEDDING_MODEL).
     budget_variables: tuple[tuple[str, str], ...] = ()
 
     def accepted_overlaps(self) -> frozenset[frozenset[str]]:

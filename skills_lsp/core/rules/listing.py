@@ -33,8 +33,8 @@ CLAUDE_BUDGET_VARIABLE = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
 
 
 def budget_variables(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """The variables of `environ` that change a listing budget. Core reads no environment: the
-    CLI and the server pass theirs through here (into `Config.budget_variables`)."""
+    """The variables of `environ` that change a listing budget. No rule reads the environment:
+    the CLI and the server pass theirs through here (into `Config.budget_variables`)."""
     return tuple((name, environ[name]) for name in (CLAUDE_BUDGET_VARIABLE,) if name in environ)
 
 
