@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from skills_lsp.core.errors import ScorerUnavailable
-from skills_lsp.core.files.config import Config, find_config
+from skills_lsp.core.files.cache import find_config
+from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex

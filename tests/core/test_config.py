@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core.files.config import Config, find_config, glob_match
+from skills_lsp.core.files.cache import find_config
+from skills_lsp.core.files.config import Config, glob_match
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS
 from skills_lsp.core.model import Range, Severity
 from skills_lsp.core.rules.check import check_paths

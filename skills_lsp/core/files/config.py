@@ -21,7 +21,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skills_lsp.core.files.cache import CONFIG_FILES as CONFIG_FILES  # found without this module
-from skills_lsp.core.files.cache import find_config as find_config
 from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
 from skills_lsp.core.files.ignore import GitIgnorePatterns, IgnoreFilter, valid_pattern
 from skills_lsp.core.model import Problem, Range, Severity

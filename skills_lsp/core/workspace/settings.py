@@ -10,7 +10,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from skills_lsp.core.files import config as files_config
-from skills_lsp.core.files.config import Config, ConfigNames, find_config
+from skills_lsp.core.files.cache import find_config
+from skills_lsp.core.files.config import Config, ConfigNames
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse import tool_manifest
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry
