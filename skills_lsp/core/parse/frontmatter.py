@@ -702,7 +702,7 @@ class _ComposedNode(YamlNode):
 def _composed_tree(source: str, lines: list[str], line_offset: int) -> YamlNode | None:
     """The node tree of YAML without tags, anchors or aliases, from libyaml's C composer instead
     of one Python event at a time. It is the tree `_parse_events` builds, ranges included
-    (tests/core/test_frontmatter_fast.py compares them); None when the source needs the full
+    (tests/core/parse/test_frontmatter_fast.py compares them); None when the source needs the full
     reading: a syntax error, a second document, or more than MAX_EXPANDED_NODES nodes."""
     loader = _Composer(source)
     try:

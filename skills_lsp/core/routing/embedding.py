@@ -112,7 +112,7 @@ class TransformerModel:
         """Each text's vector (from its token ids) into its row of `out`."""
         # Shortest first, so each batch is padded to about its own length (padding costs as much
         # as text). A row's vector does not depend on its batch or its padding: masked positions
-        # take no part (checked bit for bit in tests/core/test_embedding.py).
+        # take no part (checked bit for bit in tests/core/routing/test_embedding.py).
         order = sorted(range(len(ids_of)), key=lambda i: len(ids_of[i]))
         for start in range(0, len(order), self.batch):
             rows = order[start : start + self.batch]

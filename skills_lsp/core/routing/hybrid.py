@@ -199,7 +199,8 @@ class HybridSearch:
         statistics of then; bm25f.drift() bounds how far any unchanged skill's score can have
         moved since, the skills added since are scored exactly, and select_exact() computes exact
         scores for the few whose kept score comes within that bound of the selection. The result is
-        the one scoring every skill afresh gives (tests/core/test_semantic.py checks it edit by edit)."""
+        the one scoring every skill afresh gives (tests/core/routing/test_semantic.py checks it
+        edit by edit)."""
         documents = self.semantic.documents()
         if not len(documents):
             return []

@@ -111,7 +111,7 @@ def _logistic(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any], ridge: float) ->
 
 def fit_probe(model: EmbeddingModel) -> IntentProbe:
     """The probe for `model`, fitted on the banks (640 short texts to embed: seconds for minilm,
-    so the fit ships as a file instead; tests/core/test_intent.py keeps the two in step)."""
+    so the fit ships as a file instead; tests/core/routing/test_intent.py keeps the two in step)."""
     tasks, quick = bank_texts()
     vectors = model.embed(tasks + quick).astype(np.float64)
     labels = np.r_[np.ones(len(tasks)), np.zeros(len(quick))]

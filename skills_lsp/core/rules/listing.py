@@ -147,7 +147,7 @@ RUNTIMES: dict[str, Runtime] = {
 }
 
 # The runtimes whose budget a profile's skills are checked against (SK703 and the hover), for
-# every profile (tests/core/test_listing.py checks): an empty tuple means no runtime's listing
+# every profile (tests/core/rules/test_listing.py checks): an empty tuple means no runtime's listing
 # applies (skills-ref and adk-rust are validators and a lexical router, not a model's listing;
 # conventions are always-on instructions, never listed).
 PROFILE_RUNTIMES: dict[str, tuple[str, ...]] = {

@@ -10,16 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rule_cases import CASES, EXEMPT, Case, apply_edits, document_text, fm
 
 from skills_lsp.core.model import Finding, Fix, Range, Severity
 from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.validate import validate_file
-
-try:  # pytest's default "prepend" import mode puts tests/core on sys.path
-    from rule_cases import CASES, EXEMPT, Case, apply_edits, document_text, fm
-except ImportError:  # pragma: no cover - when tests/ is imported as a package
-    from tests.core.rule_cases import CASES, EXEMPT, Case, apply_edits, document_text, fm
 
 BY_ID = {c.id: c for c in CASES}
 

@@ -80,10 +80,7 @@ def test_check_reads_the_workspace_manifest_and_its_changes_invalidate_the_cache
 
 
 def test_unknown_tool_fix_names_the_manifest_tool() -> None:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from rule_cases import apply_edits
+    from rule_cases import apply_edits  # tests/ is on sys.path through its conftest
 
     tools = StaticToolRegistry(["Bash", "Read"])
     text = SKILL.format(tools="Bash(git:*) read")

@@ -17,7 +17,7 @@ from skills_lsp.core.parse import frontmatter as fm
 from skills_lsp.core.parse.skill_parser import parse_skill_markdown
 from skills_lsp.core.rules.validate import validate_text
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @contextmanager

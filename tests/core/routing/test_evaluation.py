@@ -24,7 +24,7 @@ from skills_lsp.core.routing.lexical import f32
 from skills_lsp.core.routing.queries import QueryCase, load_query_file
 from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SCORERS
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def report(

@@ -19,7 +19,7 @@ from skills_lsp.core.parse.frontmatter import parse_text
 from skills_lsp.core.parse.markdown import _blocks, _find_references, _simple_blocks, find_references
 
 HEAD = "---\nname: x\ndescription: y\n---\n"
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 _WORDS = [
     "plain",

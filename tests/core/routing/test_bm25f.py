@@ -18,7 +18,7 @@ from skills_lsp.core.routing.evaluation import auroc, evaluate
 from skills_lsp.core.routing.queries import QueryCase
 from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 WORDS = SCORING_WORDS
 
 

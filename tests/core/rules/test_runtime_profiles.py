@@ -16,7 +16,7 @@ from skills_lsp.core.rules.key_support import Verdict, key_support, support_mark
 from skills_lsp.core.rules.profiles import PROFILES, default_profile
 from skills_lsp.core.rules.validate import validate_file
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # The keys issue 17 names as falsely reported for Claude Code skills.
 CLAUDE_KEYS = ("allowed-tools", "context", "agent", "model", "hooks", "user-invocable", "paths")

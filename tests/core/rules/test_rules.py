@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers import write
+from rule_cases import CASES, EXEMPT, Case, RangeTuple, apply_edits, fm
 
 from skills_lsp.core.model import Finding, Range, Severity, TextEdit
 from skills_lsp.core.parse.frontmatter import split_lines
@@ -17,11 +18,6 @@ from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.check import check_paths
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.validate import validate_file
-
-try:  # pytest's default "prepend" import mode puts tests/core on sys.path
-    from rule_cases import CASES, EXEMPT, Case, RangeTuple, apply_edits, fm
-except ImportError:  # pragma: no cover - when tests/ is imported as a package
-    from tests.core.rule_cases import CASES, EXEMPT, Case, RangeTuple, apply_edits, fm
 
 
 def as_tuple(rng: Range) -> RangeTuple:

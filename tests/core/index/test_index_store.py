@@ -323,7 +323,7 @@ def test_bm25f_postings_of_other_documents_are_not_used(tmp_path: Path) -> None:
 @pytest.mark.parametrize("chunk", [2, 3, 1000])
 def test_bulk_build_equals_adding_one_by_one(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
     monkeypatch.setattr(bm25f, "_CHUNK", chunk)  # several chunks: their postings merge in order
-    index = load_workspace_index(Path(__file__).resolve().parents[2] / "examples")
+    index = load_workspace_index(Path(__file__).resolve().parents[3] / "examples")
     bulk = Bm25fSearch(index)
     assert len(index) > 2 * chunk or chunk == 1000
     one_by_one = Bm25fSearch(SkillIndex())
