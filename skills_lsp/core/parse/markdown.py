@@ -548,8 +548,12 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
 
 
 def find_references(doc: Document) -> list[Reference]:
-    """The references of `doc`'s body, parsing only the parts of it that may hold one."""
-    return _find_references(doc, split=True)
+    """The references of `doc`'s body, parsing only the parts of it that may hold one; found
+    once per document (kept in `doc.derived`: they depend on its text alone)."""
+    found: list[Reference] | None = doc.derived.get("references")
+    if found is None:
+        found = doc.derived["references"] = _find_references(doc, split=True)
+    return list(found)
 
 
 class _Block(NamedTuple):

@@ -1,0 +1,66 @@
+"""check_paths over a workspace of byte-identical copies: copies share one parse (and the
+references found in it), never findings that depend on where a copy is."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+from helpers import write
+
+from skills_lsp.core.model import Finding
+from skills_lsp.core.rules import check
+from skills_lsp.core.rules.check import DEFAULT_CONFIG, check_paths
+from skills_lsp.core.rules.validate import validate_file
+
+COPIES = 150  # of each text: with 3 texts, enough files for two worker processes
+TEXTS = [
+    "---\nname: one\ndescription: Formats release notes. Use when asked for release notes.\n---\n"
+    "Read [the guide](references/guide.md) first, then run `scripts/build.py`.\n",
+    "---\nname: two\ndescription: Plans meals for a week. Use when asked to plan meals.\n---\n"
+    "# Steps\n\n1. See [notes](references/notes.md).\n",
+    "---\nname: three\ndescription: Checks links. Use when asked to check links.\n---\nNo references.\n",
+]
+
+
+def _own(findings: list[Finding]) -> list[tuple[str, str, str]]:
+    """Per-file findings (not the workspace rules', SK7xx: the copies share names on purpose)."""
+    return sorted((f.path, f.code, f.message) for f in findings if not f.code.startswith("SK7"))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_copies_share_a_parse_but_not_their_findings(
+    tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[bytes] = []
+    real_parse = check.parse_bytes
+
+    def counted(data: bytes) -> object:
+        parsed.append(data)
+        return real_parse(data)
+
+    monkeypatch.setattr(check, "parse_bytes", counted)
+    monkeypatch.setattr(check, "_SHARED_PARSES", OrderedDict())  # nothing from earlier tests
+    for number in range(COPIES):
+        for index, text in enumerate(TEXTS):
+            # Every other copy has its references; every copy's folder name differs from `name`
+            # but the first's (SK208 depends on where the copy is).
+            folder = (
+                tmp_path
+                / "skills"
+                / (["one", "two", "three"][index] if number == 0 else f"c{number}-{index}")
+            )
+            write(folder / "SKILL.md", text)
+            if number % 2:
+                write(folder / "references" / "guide.md", "guide\n")
+                write(folder / "references" / "notes.md", "notes\n")
+                write(folder / "scripts" / "build.py", "print()\n")
+    result = check_paths([tmp_path], config=DEFAULT_CONFIG, jobs=jobs)
+    assert len(result.files) == COPIES * len(TEXTS)
+    if jobs == 1:  # in this process: one parse per text (the workers' parses are their own)
+        assert len(parsed) == len(TEXTS)
+    alone = [f for item in result.files for f in validate_file(item.path, kind=item.kind)]
+    assert _own(result.findings) == _own(alone)
+    codes = {code for _, code, _ in _own(result.findings)}
+    assert {"SK603", "SK208"} <= codes  # the copies without references, the renamed folders
