@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import gc
 import platform
+from collections.abc import Iterator
 
 
 def trim_heap() -> None:
@@ -18,3 +21,29 @@ def trim_heap() -> None:
         libc.malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+@contextlib.contextmanager
+def long_lived() -> Iterator[None]:
+    """For work that makes objects meant to live long (a folder's index: about a million at 16,000
+    skills). The cycle collector is off meanwhile: it would walk the growing heap again and again
+    (about 0.15 s of a warm load), finding nothing. Then what exists is frozen (`gc.freeze`), so
+    later collections do not walk it either. What an earlier call froze is unfrozen first, and
+    collected once at the end, so that what this work replaced (an older index) can be freed."""
+    replacing = gc.get_freeze_count() > 0
+    gc.unfreeze()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        if replacing:
+            gc.collect()
+        gc.freeze()
+
+
+def unfreeze() -> None:
+    """What `long_lived` froze can be collected again (what it made was dropped)."""
+    gc.unfreeze()
