@@ -148,12 +148,10 @@ class Folder:
             # Every skill's entry, made once per change of the index for all runtimes and paths:
             # the first diagnostics of a skill at start-up ask for two runtimes over 15,000 skills.
             entries = [
-                (
-                    os.path.normpath(d.path),
-                    ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use),
-                )
+                (key, ListedSkill(d.name, d.description, _absolute(key), d.when_to_use))
                 for d in self.index
                 if d.kind is not FileKind.CONVENTION
+                for key in (os.path.normpath(d.path),)
             ]
             self._listed = (self._changes, entries)
         others = [listed for normalised, listed in self._listed[1] if normalised != key]
@@ -377,3 +375,8 @@ def _read_text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _absolute(normalised: str) -> str:
+    """`os.path.abspath` of a path normalised already (indexed paths mostly are absolute)."""
+    return normalised if os.path.isabs(normalised) else os.path.abspath(normalised)

@@ -135,6 +135,10 @@ def serve_waiting(ls: SkillsLanguageServer, root: Path) -> None:
     unsaved, maybe opened while it loaded) win again, and they are served at once, before any
     request waiting on them (base.ready_snapshot) runs. No debounce: nobody is typing, and the
     editor waits for these first diagnostics and lenses."""
+    # Lenses and pulled diagnostics asked for while it loaded were answered empty: ask again,
+    # first, so that the client's requests arrive while the diagnostics below are computed.
+    codelens.refresh(ls, 0.0)
+    diagnostics.refresh_all(ls, pulled_only=True)
     for uri in ls.open_uris():
         path = ls.path_of(uri)
         folder = ls.state.folder_for(path) if path is not None else None
@@ -143,9 +147,6 @@ def serve_waiting(ls: SkillsLanguageServer, root: Path) -> None:
         if folder.role(path) is not FileRole.CONFIG:  # the load just read the config itself
             ls.state.update(path, ls.workspace.get_text_document(uri).source)
         diagnostics.schedule(ls, uri, 0.0)
-    # Lenses and pulled diagnostics asked for while it loaded were answered empty: ask again.
-    diagnostics.refresh_all(ls, pulled_only=True)
-    codelens.refresh(ls, 0.0)
 
 
 def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
