@@ -319,6 +319,30 @@ def test_unwritable_cache_still_gives_the_index(tmp_path: Path) -> None:
     assert load(root, blocker / "cache") == load_workspace_index(root)
 
 
+def test_a_cold_load_keeps_no_body_in_memory_before_the_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    write_skill(root, "s9", skill("s9", "unicode body", "数据库 ünïcödé \U0001f600 body"))
+    held: list[int] = []
+    save = DocumentStore.save
+
+    def counting(self: DocumentStore, records: dict[str, store.Record], order: list[str]) -> bool:
+        held.append(sum("body" in r[4].__dict__ for r in records.values() if r[4] is not None))
+        return save(self, records, order)
+
+    monkeypatch.setattr(DocumentStore, "save", counting)
+    fresh = load_workspace_index(root)
+    cold = load(root, cache)
+    assert held == [0]  # every body read was written to the spool, not kept
+    assert [d.body for d in cold] == [d.body for d in fresh]
+    write_skill(root, "s1", skill("s1", "changed", "another body"))  # one read, the rest from the old file
+    assert [d.body for d in load(root, cache)] == [d.body for d in load_workspace_index(root)]
+    assert held == [0, 0]
+    assert [d.body for d in load(root, cache)] == [d.body for d in load_workspace_index(root)]  # warm
+
+
 def bm25f_scores(search: Bm25fSearch, queries: list[str]) -> dict[str, dict[str, float]]:
     """Each query's score per document path (slot order may differ between builds)."""
     result: dict[str, dict[str, float]] = {}

@@ -1,5 +1,5 @@
-"""core/memory.py: `long_lived` keeps the cycle collector off while a folder loads, freezes what
-it made, and lets what a later call replaced be collected."""
+"""core/memory.py: `long_lived` freezes what a folder's load made and lets what a later load
+replaced be collected; `no_collection` keeps the cycle collector off meanwhile and turns it back on."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-from skills_lsp.core.memory import long_lived, unfreeze
+from skills_lsp.core.memory import long_lived, no_collection, unfreeze
 
 
 class Node:
@@ -16,13 +16,10 @@ class Node:
         self.me = self  # a cycle: only the cycle collector frees it
 
 
-def test_the_collector_is_off_inside_and_what_was_made_is_frozen() -> None:
-    assert gc.isenabled()
+def test_what_was_made_is_frozen() -> None:
     try:
         with long_lived():
-            assert not gc.isenabled()
             kept = [Node() for _ in range(10)]
-        assert gc.isenabled()
         assert gc.get_freeze_count() >= len(kept)
     finally:
         unfreeze()
@@ -43,10 +40,9 @@ def test_what_a_later_load_replaced_is_collected() -> None:
         unfreeze()
 
 
-def test_a_failing_load_turns_the_collector_back_on() -> None:
-    try:
-        with pytest.raises(ValueError), long_lived():
-            raise ValueError("the load failed")
-    finally:
-        unfreeze()
+def test_the_collector_is_off_inside_and_back_on_after_a_failure() -> None:
+    assert gc.isenabled()
+    with pytest.raises(ValueError), no_collection():
+        assert not gc.isenabled()
+        raise ValueError("the load failed")
     assert gc.isenabled()
