@@ -24,18 +24,22 @@ def trim_heap() -> None:
 
 
 @contextlib.contextmanager
-def long_lived() -> Iterator[None]:
+def long_lived(replacing: bool = False) -> Iterator[None]:
     """For work that makes objects meant to live long (a folder's index: about a million at 16,000
     skills): what exists at its end is frozen (`gc.freeze`), so later collections do not walk
-    it again and again, finding nothing. What an earlier call froze is unfrozen first, and
-    collected once at the end, so that what this work replaced (an older index) can be freed."""
-    replacing = gc.get_freeze_count() > 0
-    gc.unfreeze()
+    it again and again, finding nothing. `replacing`: the work replaces what an earlier call
+    made (a folder loaded again), which is unfrozen first and collected at the end (one full
+    collection), so that it can be freed; otherwise only the young generations are collected
+    before the freeze (garbage frozen would never be freed)."""
+    if replacing:
+        gc.unfreeze()
     try:
         yield
     finally:
         if replacing:
             gc.collect()
+        else:
+            gc.collect(1)
         gc.freeze()
 
 

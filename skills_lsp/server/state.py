@@ -32,7 +32,8 @@ class State:
         self.indexing: set[Path] = set()
 
     def load_folder(self, root: Path, progress: LoadProgress | None = None) -> Folder:
-        with long_lived():  # the folder stays until it is loaded again or dropped
+        # The folder stays until it is loaded again or dropped.
+        with long_lived(replacing=str(root) in self.folders):
             folder = load_folder(root, self.settings, progress)
             self.folders[str(root)] = folder
         # What the load freed (bodies decoded for the vector keys, the vector file, the store's

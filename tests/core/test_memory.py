@@ -26,13 +26,22 @@ def test_what_was_made_is_frozen() -> None:
     assert gc.get_freeze_count() == 0
 
 
+def test_garbage_made_meanwhile_is_not_frozen() -> None:
+    try:
+        with long_lived():
+            dropped = weakref.ref(Node())  # a cycle nothing refers to
+        assert dropped() is None
+    finally:
+        unfreeze()
+
+
 def test_what_a_later_load_replaced_is_collected() -> None:
     folders: dict[str, Node] = {}
     try:
         with long_lived():
             folders["root"] = Node()
         old = weakref.ref(folders["root"])
-        with long_lived():  # a reload: the old folder, a cycle frozen by the first call, is freed
+        with long_lived(replacing=True):  # a reload: the old folder, a cycle frozen before, is freed
             folders["root"] = Node()
         assert old() is None
         assert gc.isenabled()
