@@ -18,10 +18,10 @@ SCORE_QUERY = "skillsLsp.scoreQuery"
 REFRESH_SECONDS = 0.3
 
 
-def refresh(ls: SkillsLanguageServer) -> None:
+def refresh(ls: SkillsLanguageServer, delay: float = REFRESH_SECONDS) -> None:
     """Ask the client to re-request lenses once typing pauses (each request re-runs queries)."""
     if ls.capability("workspace.code_lens.refresh_support", False):
-        ls.later("code-lens-refresh", REFRESH_SECONDS, lambda: ls.workspace_code_lens_refresh(None))
+        ls.later("code-lens-refresh", delay, lambda: ls.workspace_code_lens_refresh(None))
 
 
 def case_title(result: QueryResult) -> str:

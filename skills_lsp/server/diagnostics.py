@@ -121,14 +121,17 @@ def schedule(ls: SkillsLanguageServer, uri: str, delay: float = DEBOUNCE_SECONDS
         ls.later(f"publish:{uri}", delay, lambda: publish(ls, uri))
 
 
-def refresh_all(ls: SkillsLanguageServer, edited: str | None = None) -> None:
+def refresh_all(ls: SkillsLanguageServer, edited: str | None = None, pulled_only: bool = False) -> None:
     """Something every document may depend on changed (a skill, the manifest, the queries). The
     other open documents wait for a pause in typing (REFRESH_SECONDS), as pulling clients are
     asked to: re-scoring a test-query file's 100 requests after every keystroke in a skill kept
-    that skill's own diagnostics waiting. `edited` keeps its own, shorter debounce."""
+    that skill's own diagnostics waiting. `edited` keeps its own, shorter debounce. `pulled_only`:
+    only a pulling client is asked (the caller publishes the others itself)."""
     if client_pulls(ls):
         if ls.capability("workspace.diagnostics.refresh_support", False):
             ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
+        return
+    if pulled_only:
         return
     for uri in ls.open_uris():
         if uri != edited:

@@ -27,6 +27,7 @@ from skills_lsp.core.routing.queries import (
     QueryCase,
     QueryResult,
     load_query_file,
+    parse_query_file,
     run_case,
     run_cases,
 )
@@ -93,8 +94,9 @@ class Folder:
     query_path: Path
     cases: list[QueryCase] = field(default_factory=list)
     query_problems: list[Finding] = field(default_factory=list)
-    # Each test-query buffer's last text and its problems (parsed once per text).
-    query_parses: dict[str, tuple[str, list[Finding]]] = field(default_factory=dict)
+    # Each test-query file's last text and its parse (cases, problems), by normalised path: the
+    # load, the open buffer and its diagnostics parse the same text once.
+    query_parses: dict[str, tuple[str, list[QueryCase], list[Finding]]] = field(default_factory=dict)
     _results: list[QueryResult] | None = None
     # Why test queries are not scored with the configured scorer (its extra is not installed).
     scorer_problem: str | None = None
@@ -141,12 +143,10 @@ class Folder:
             # Every skill's entry, made once per change of the index for all runtimes and paths:
             # the first diagnostics of a skill at start-up ask for two runtimes over 15,000 skills.
             entries = [
-                (
-                    os.path.normpath(d.path),
-                    ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use),
-                )
+                (key, ListedSkill(d.name, d.description, _absolute(key), d.when_to_use))
                 for d in self.index
                 if d.kind is not FileKind.CONVENTION
+                for key in (os.path.normpath(d.path),)
             ]
             self._listed = (self._changes, entries)
         others = [listed for normalised, listed in self._listed[1] if normalised != key]
@@ -237,6 +237,14 @@ class Folder:
             self.scorer_problem = None
         self._results, self._partial = self._partial, []
         return True
+
+    def parse_queries(self, path: Path, text: str) -> tuple[list[QueryCase], list[Finding]]:
+        """A test-query file's cases and problems for this text, parsed once per text."""
+        key = os.path.normpath(path)
+        parsed = self.query_parses.get(key)
+        if parsed is None or parsed[0] != text:
+            parsed = self.query_parses[key] = (text, *parse_query_file(text, str(path)))
+        return parsed[1], parsed[2]
 
     def cases_for(self, path: Path) -> list[QueryCase]:
         """The cases of a test-query file: the configured one or a skill's trigger evals."""
@@ -329,7 +337,11 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
     problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
-    cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
+    query_text = _read_text(query_path)
+    if query_text is not None:
+        cases, query_problems = parse_query_file(query_text, str(query_path))
+    else:  # missing (no cases), or unreadable (SK003 says why)
+        cases, query_problems = load_query_file(query_path) if query_path.is_file() else ([], [])
     folder = Folder(
         root,
         config,
@@ -342,6 +354,8 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
         query_problems,
         ignore=ignore,
     )
+    if query_text is not None:
+        folder.query_parses[os.path.normpath(query_path)] = (query_text, cases, query_problems)
     # Paths as text, not `Path`s: one `stat` per skill is the cost, over 15,000 skills at start-up.
     for document in index:
         if document.kind is FileKind.AGENT_SKILL:
@@ -349,3 +363,15 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
             if os.path.isfile(evals):
                 folder.eval_cases[os.path.normpath(evals)] = load_query_file(Path(evals))[0]
     return folder
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _absolute(normalised: str) -> str:
+    """`os.path.abspath` of a path normalised already (indexed paths mostly are absolute)."""
+    return normalised if os.path.isabs(normalised) else os.path.abspath(normalised)

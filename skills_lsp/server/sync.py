@@ -131,12 +131,22 @@ async def watch_files(ls: SkillsLanguageServer) -> None:
 
 
 def serve_waiting(ls: SkillsLanguageServer, root: Path) -> None:
-    """Documents opened in `root` while it loaded: served now, before any request waiting on
-    them (base.ready_snapshot) can run."""
+    """The open documents of `root`, whose folder was just read from disk: their buffers (maybe
+    unsaved, maybe opened while it loaded) win again, and they are served at once, before any
+    request waiting on them (base.ready_snapshot) runs. No debounce: nobody is typing, and the
+    editor waits for these first diagnostics and lenses."""
+    # Lenses and pulled diagnostics asked for while it loaded were answered empty: ask again,
+    # first, so that the client's requests arrive while the diagnostics below are computed.
+    codelens.refresh(ls, 0.0)
+    diagnostics.refresh_all(ls, pulled_only=True)
     for uri in ls.open_uris():
         path = ls.path_of(uri)
-        if path is not None and path.is_relative_to(root) and ls.snapshot(uri) is None:
-            changed(ls, uri, ls.workspace.get_text_document(uri).source)
+        folder = ls.state.folder_for(path) if path is not None else None
+        if path is None or folder is None or not path.is_relative_to(root):
+            continue
+        if folder.role(path) is not FileRole.CONFIG:  # the load just read the config itself
+            ls.state.update(path, ls.workspace.get_text_document(uri).source)
+        diagnostics.schedule(ls, uri, 0.0)
 
 
 def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
@@ -194,12 +204,9 @@ def register(server: SkillsLanguageServer) -> None:
             await fetch_configuration(ls)
         finally:
             ls.indexing_done(roots)
+        # Documents opened meanwhile are served as each folder's load ends (serve_waiting).
         await index_folders(ls, roots)
         await watch_files(ls)
-        for uri in ls.open_uris():
-            changed(ls, uri, ls.workspace.get_text_document(uri).source)
-        diagnostics.refresh_all(ls)
-        codelens.refresh(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SkillsLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

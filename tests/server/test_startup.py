@@ -1,7 +1,8 @@
 """Start-up on a folder of a few hundred skills: `$/progress` reports how far the folder's own
 load got (not only once per folder), and a skill opened while the folder loads is served once
 the load ends: its code-lens request answered meanwhile, its symbols, inlay hints and completion
-once the load ends.
+once the load ends; and a warm start (the saved index and postings) answers what a cold one
+answered.
 
 The server is started here (not the session's shared one), on a workspace written for the test,
 with a cache folder of its own (XDG_CACHE_HOME), so the load reads every file."""
@@ -42,26 +43,32 @@ def write_workspace(root: Path) -> Path:
     return root
 
 
-async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> None:
-    workspace = write_workspace(tmp_path / "ws")
+async def start(workspace: Path, cache: Path) -> tuple[LanguageClient, list[types.PublishDiagnosticsParams]]:
+    """A server on `workspace` with `cache` as XDG_CACHE_HOME, initialized as VS Code does it, and
+    the diagnostics it will publish."""
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "skills_lsp", "serve", "--stdio"],
-        server_env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        server_env={**os.environ, "XDG_CACHE_HOME": str(cache)},
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
     published: list[types.PublishDiagnosticsParams] = []
     client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = published.append
-
     uri = workspace.as_uri()
-    try:
-        await client.initialize_session(
-            types.InitializeParams(
-                capabilities=client_capabilities("visual_studio_code"),
-                root_uri=uri,
-                workspace_folders=[types.WorkspaceFolder(uri=uri, name="ws")],
-            )
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual_studio_code"),
+            root_uri=uri,
+            workspace_folders=[types.WorkspaceFolder(uri=uri, name="ws")],
         )
+    )
+    return client, published
+
+
+async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> None:
+    workspace = write_workspace(tmp_path / "ws")
+    client, published = await start(workspace, tmp_path / "cache")
+    try:
         # Opened at once, most likely while the folder loads.
         skill = workspace / "team@work" / ".claude" / "skills" / "skill-007" / "SKILL.md"
         skill_uri = from_fs_path(str(skill))
@@ -128,3 +135,68 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def first_answers(workspace: Path, cache: Path) -> dict[str, object]:
+    """A start-up as an editor makes it: a skill and the test-query file opened at once; the
+    first diagnostics published for each, the query file's lenses resolved and a hover on its
+    first case, once the folder is loaded."""
+    client, published = await start(workspace, cache)
+    refreshes: list[None] = []
+    client.protocol.fm.features[types.WORKSPACE_CODE_LENS_REFRESH] = refreshes.append
+    skill = workspace / "team@work" / ".claude" / "skills" / "skill-007" / "SKILL.md"
+    queries = workspace / "skill-queries.yaml"
+    opened = {}
+    try:
+        for path, language in ((skill, "markdown"), (queries, "yaml")):
+            opened[path] = from_fs_path(str(path))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(opened[path], language, 1, path.read_text(encoding="utf-8"))
+                )
+            )
+        await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=60.0)
+        for path in (skill, queries):
+            await wait_for(
+                lambda path=path: any(p.uri == opened[path] for p in published), f"{path.name}'s diagnostics"
+            )
+        query_doc = types.TextDocumentIdentifier(opened[queries])
+        lenses = await client.text_document_code_lens_async(types.CodeLensParams(query_doc))
+        assert lenses
+        resolved = [await client.code_lens_resolve_async(lens) for lens in lenses]
+        hover = await client.text_document_hover_async(types.HoverParams(query_doc, lenses[0].range.start))
+        first = {
+            path.name: [
+                (str(d.code), d.range, d.message)
+                for d in next(p for p in published if p.uri == opened[path]).diagnostics
+            ]
+            for path in (skill, queries)
+        }
+        return {
+            "diagnostics": first,
+            "lenses": [(lens.range, lens.command.title if lens.command else None) for lens in resolved],
+            "hover": hover.contents if hover is not None else None,
+        }
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_a_warm_start_answers_as_a_cold_one(tmp_path: Path) -> None:
+    workspace = write_workspace(tmp_path / "ws")
+    cases = [
+        f"  - query: Handles task number {n} of the quarterly report pipeline\n    expect: skill-{n:03d}\n"
+        for n in range(0, SKILLS, 40)
+    ]
+    cases.append("  - query: nothing here matches zzz\n    expect: none\n")
+    (workspace / "skill-queries.yaml").write_text("cases:\n" + "".join(cases), encoding="utf-8")
+    cache = tmp_path / "cache"
+    cold = await first_answers(workspace, cache)
+    saved = sorted(tmp_path.rglob("index-bm25f.bin"))  # in the config's folder
+    assert len(saved) == 1
+    stamp = saved[0].stat().st_mtime_ns
+    warm = await first_answers(workspace, cache)
+    assert saved[0].stat().st_mtime_ns == stamp  # the saved postings were used, not built again
+    assert warm == cold
+    lens_titles = [title for _, title in cold["lenses"]]  # type: ignore[attr-defined]
+    assert len(lens_titles) == len(cases) and all(title and "bm25f" in title for title in lens_titles)

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import mmap
 import os
 import pickle
 import struct
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +174,60 @@ def write_frame(
     return True
 
 
+def write_blobs(path: Path, key: bytes, head: Any, blobs: Sequence[Any]) -> bool:
+    """A frame whose checked payload is `head` plus each blob's length and CRC-32, the blobs'
+    bytes after it (write_frame's tail): what `read_blobs` gives back without unpickling or
+    copying them (numpy arrays become views over the bytes read). `blobs`: bytes-like objects."""
+    views = [memoryview(blob).cast("B") for blob in blobs]
+    table = [(view.nbytes, zlib.crc32(view)) for view in views]
+
+    def tail(handle: io.BufferedWriter) -> None:
+        for view in views:
+            handle.write(view)
+
+    return write_frame(path, key, {"head": head, "blobs": table}, tail)
+
+
+def _rest(handle: io.BufferedReader, start: int) -> memoryview | None:
+    """What follows `start` in the file, mapped copy-on-write, or read when it cannot be mapped."""
+    try:
+        return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY))[start:]
+    except (OSError, ValueError):  # no mapping here (an empty file, say): one read
+        handle.seek(start)
+        return memoryview(bytearray(handle.read()))
+
+
+def read_blobs(path: Path, key: bytes) -> tuple[Any, list[memoryview]] | None:
+    """The head and blobs `write_blobs` wrote, or None when the file is missing, foreign, cut
+    short, longer, or any part fails its check (the head its SHA-256, each blob its CRC-32). The
+    blobs are slices of the file mapped into memory copy-on-write (its writers replace it by a
+    rename, never in place, so what is mapped stays as it was checked), or of one read of it:
+    writable, as the arrays they replace were (numpy pickles a read-only array differently)."""
+    try:
+        with open(path, "rb") as handle:
+            found = read_head(handle, key)
+            rest = _rest(handle, found[1]) if found is not None else None
+        if found is None or rest is None:
+            return None
+        payload, whole = found[0], rest
+        table = payload["blobs"]
+        if sum(length for length, _ in table) != len(whole):
+            return None
+        blobs: list[memoryview] = []
+        offset = 0
+        for length, crc in table:
+            blob = whole[offset : offset + length]
+            if zlib.crc32(blob) != crc:
+                return None
+            blobs.append(blob)
+            offset += length
+        return payload["head"], blobs
+    except OSError:
+        return None
+    except (KeyError, TypeError, ValueError):  # a head this code did not write
+        return None
+
+
 class FrameFolder:
     """A folder of frames keyed `kind/schema`: where an index's scorers keep what they build
     (store.py makes one per index), so that they need not import the store to use it."""
@@ -188,6 +244,12 @@ class FrameFolder:
 
     def write(self, name: str, kind: str, payload: Any) -> bool:
         return write_frame(self.folder / name, self.key(kind), payload)
+
+    def read_blobs(self, name: str, kind: str) -> tuple[Any, list[memoryview]] | None:
+        return read_blobs(self.folder / name, self.key(kind))
+
+    def write_blobs(self, name: str, kind: str, head: Any, blobs: Sequence[Any]) -> bool:
+        return write_blobs(self.folder / name, self.key(kind), head, blobs)
 
 
 def file_stamp(path: str) -> tuple[int, int, int] | None:

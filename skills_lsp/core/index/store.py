@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import io
 import os
+import tempfile
 import threading
 import time
 import weakref
@@ -48,6 +49,7 @@ from skills_lsp.core.index.skill_index import (
     read_workspace_document,
     workspace_files,
 )
+from skills_lsp.core.memory import no_collection
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.frontmatter import read_limited
 
@@ -56,6 +58,7 @@ DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
 PROGRESS_STEPS = 50  # calls of a load's progress callback over its files
+_COPY_BYTES = 1 << 20  # what a save copies of the spooled bodies at a time
 
 
 def schema_key(kind: str) -> bytes:
@@ -88,23 +91,23 @@ def _saved(record: Record) -> _SavedRecord:
 _BodyEntry = tuple[int, int, int]
 
 
-def write_bodies(path: Path, bodies: dict[tuple[str, str], str]) -> bool:
+def write_bodies(path: Path, spool: _Spool) -> bool:
     """The bodies file: a frame whose payload is the table of where each body lies, then every
     body's UTF-8, so that one body is read without the others (168 million characters at 20,000
-    skills: a language server keeps none of them in memory). Each body is encoded twice (once for
-    the table, once to write it) rather than held encoded."""
-    table: dict[tuple[str, str], _BodyEntry] = {}
-    offset = 0
-    for key, body in bodies.items():
-        data = body.encode("utf-8", "surrogatepass")
-        table[key] = (offset, len(data), zlib.crc32(data))
-        offset += len(data)
+    skills: a language server keeps none of them in memory). The bodies are copied from `spool`,
+    where they were written as their documents were read, in the same order and places."""
 
     def tail(handle: io.BufferedWriter) -> None:
-        for body in bodies.values():
-            handle.write(body.encode("utf-8", "surrogatepass"))
+        offset = 0
+        while offset < spool.end:
+            chunk = spool._read(offset, min(_COPY_BYTES, spool.end - offset))
+            if not chunk:
+                raise OSError("the spooled bodies are cut short")
+            handle.write(chunk)
+            offset += len(chunk)
 
-    return write_frame(path, schema_key("bodies"), table, tail)
+    assert spool.table is not None
+    return write_frame(path, schema_key("bodies"), spool.table, tail)
 
 
 class _Bodies:
@@ -161,6 +164,60 @@ class _Bodies:
         return fresh.body if fresh is not None else ""
 
 
+class _Spool(_Bodies):
+    """Bodies written to an unnamed temporary file in the cache folder as their documents are read,
+    and read back from it, until the store is saved (then copied into the bodies file, whose
+    table this is). A cold load of 16,000 skills held every body in memory until then, about
+    130 MB of text at the peak of its memory. The file is made on the first body; where it
+    cannot be, documents keep their bodies and the store is not saved (nor could its frames be)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.table = {}
+        self.start = 0
+        self.end = 0  # bytes written
+        self.lock = threading.Lock()
+        self.fd = -1
+        self.folder = folder
+
+    def ready(self) -> bool:
+        """Whether the file is there (made now if it is not yet)."""
+        if self.fd < 0 and self.folder is not None:
+            folder, self.folder = self.folder, None  # tried once
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                with tempfile.TemporaryFile(dir=folder) as handle:
+                    self.fd = os.dup(handle.fileno())
+            except OSError:
+                return False
+            weakref.finalize(self, os.close, self.fd)
+        return self.fd >= 0
+
+    def _write(self, data: bytes) -> bool:
+        if hasattr(os, "pwrite"):
+            return os.pwrite(self.fd, data, self.end) == len(data)
+        with self.lock:  # no positional write (Windows): one seek and write at a time
+            os.lseek(self.fd, self.end, os.SEEK_SET)
+            return os.write(self.fd, data) == len(data)
+
+    def keep(self, doc: SkillDocument) -> None:
+        """Write `doc`'s body here (once per path and content) and read it from here from now on."""
+        if not self.ready():
+            return
+        assert self.table is not None
+        key = (os.fspath(doc.path), doc.hash)
+        if key not in self.table:
+            data = doc.body.encode("utf-8", "surrogatepass")
+            try:
+                if data and not self._write(data):
+                    return
+            except OSError:
+                return
+            self.table[key] = (self.end, len(data), zlib.crc32(data))
+            self.end += len(data)
+        doc.__dict__.pop("body", None)
+        doc.__dict__["_body_loader"] = self
+
+
 def _document(state: dict[str, Any], bodies: _Bodies) -> SkillDocument:
     doc = SkillDocument.__new__(SkillDocument)
     doc.__dict__.update(state)
@@ -186,21 +243,29 @@ class DocumentStore:
         # The paths of the saved documents in their index's (name, path) order.
         self.order: list[str] | None = None
         if self.file is not None:
-            payload = read_frame(self.file, schema_key("documents"))
-            if isinstance(payload, dict) and isinstance(payload.get("records"), dict):
-                bodies = _Bodies(self.file.parent / BODIES_FILE)
-                try:
-                    self.records = {
-                        path: (size, mtime, kind, digest, None if state is None else _document(state, bodies))
-                        for path, (size, mtime, kind, digest, state) in payload["records"].items()
-                    }
-                except (ValueError, TypeError, KeyError, AttributeError):  # not a frame this code wrote
-                    self.records = {}
-                self.saved_ns = int(payload.get("saved_ns", 0))
-                order = payload.get("order")
-                self.order = order if isinstance(order, list) else None
+            with no_collection():  # 16,000 documents and their fields: nothing to collect
+                self._load(self.file)
         self.reused = 0
         self.read = 0
+        # The bodies of the documents read, out of memory until the store is saved (_Spool).
+        self.spool = _Spool(self.file.parent if self.file is not None else None)
+
+    def _load(self, file: Path) -> None:
+        """The records, save time and order saved in `file`, when it holds a whole frame."""
+        payload = read_frame(file, schema_key("documents"))
+        if not isinstance(payload, dict) or not isinstance(payload.get("records"), dict):
+            return
+        bodies = _Bodies(file.parent / BODIES_FILE)
+        try:
+            self.records = {
+                path: (size, mtime, kind, digest, None if state is None else _document(state, bodies))
+                for path, (size, mtime, kind, digest, state) in payload["records"].items()
+            }
+        except (ValueError, TypeError, KeyError, AttributeError):  # not a frame this code wrote
+            self.records = {}
+        self.saved_ns = int(payload.get("saved_ns", 0))
+        order = payload.get("order")
+        self.order = order if isinstance(order, list) else None
 
     def document(self, path: str, kind: FileKind) -> tuple[SkillDocument | None, Record | None]:
         """The document of `path` (reused when unchanged) and its new record (None: unreadable)."""
@@ -227,17 +292,21 @@ class DocumentStore:
         self.read += 1
         doc = read_workspace_document(Path(path), kind)
         digest = doc.hash if doc is not None else _digest(path)
+        if doc is not None:
+            self.spool.keep(doc)
         return doc, (size, mtime, kind.value, digest, doc)
 
     def save(self, records: dict[str, Record], order: list[str]) -> bool:
         if self.file is None:
             return False
         # The bodies first: a reader of the new documents finds their bodies (the old frame's
-        # serve the documents that did not change, by content hash).
-        bodies = {(os.fspath(r[4].path), r[4].hash): r[4].body for r in records.values() if r[4] is not None}
-        if not write_bodies(self.file.parent / BODIES_FILE, bodies):
+        # serve the documents that did not change, by content hash). Those not read this time
+        # are spooled now, one at a time, from the old file.
+        for record in records.values():
+            if record[4] is not None:
+                self.spool.keep(record[4])
+        if not self.spool.ready() or not write_bodies(self.file.parent / BODIES_FILE, self.spool):
             return False
-        del bodies
         # From now on each body is read from the file when asked for, not kept (see _Bodies).
         loader = _Bodies(self.file.parent / BODIES_FILE)
         for record in records.values():

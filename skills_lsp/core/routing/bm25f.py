@@ -454,6 +454,7 @@ FIELDS = ("name", "description", "tags", "body")
 _CONTRIBUTION_BYTES = 8 << 20  # cached word contributions, at most
 TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
+SAVED_KIND = "bm25f-blobs"  # its frame's kind: a head, then the vocabulary and each array's bytes
 _MAX_COUNT = 65535
 _CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arrays)
 _ADDED_COUNTS = 64  # slots added one by one whose own counts are kept (an editor's open files)
@@ -745,39 +746,56 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         return documents_key(docs, TERMS_VERSION)
 
     def _load_saved(self, docs: list[SkillDocument]) -> bool:
-        """The postings saved for exactly these documents by an earlier run, if any (store.py)."""
+        """The postings saved for exactly these documents by an earlier run, if any (store.py):
+        the arrays are views over the file's bytes (read once, checked, never unpickled), the
+        vocabulary one string split at its line breaks."""
         frames = self.index.frames
         if frames is None:
             return False
-        state = frames.read(SAVED_FILE, "bm25f")
-        if not isinstance(state, dict) or state.get("key") != self._state_key(docs):
+        found = frames.read_blobs(SAVED_FILE, SAVED_KIND)
+        if found is None:
+            return False
+        head, blobs = found
+        if not isinstance(head, dict) or head.get("key") != self._state_key(docs):
+            return False
+        try:
+            words, indptr_bytes, slots_bytes, counts_bytes, *lengths = blobs
+            vocabulary = str(words, "utf-8", "surrogatepass").split("\n") if head["words"] else []
+            indptr = np.frombuffer(indptr_bytes, np.int64)
+            slots = np.frombuffer(slots_bytes, np.int32)
+            counts = np.frombuffer(counts_bytes, np.uint16).reshape(len(FIELDS), -1)
+            totals = [float(total) for total in head["totals"]]
+        except (KeyError, TypeError, ValueError):
+            return False
+        if (
+            len(vocabulary) != head["words"]
+            or len(indptr) != len(vocabulary) + 1
+            or int(indptr[-1]) != len(slots)
+            or counts.shape[1] != len(slots)
+            or len(lengths) != len(FIELDS)
+            or len(totals) != len(FIELDS)
+            or any(length.nbytes != 4 * len(docs) for length in lengths)
+        ):
             return False
         for doc in docs:
             self._claim(doc)
-        vocabulary: list[str] = state["vocabulary"]
-        self._vocabulary = {word: row for row, word in enumerate(vocabulary)}
-        self._indptr = state["indptr"]
-        self._base_slots = state["slots"]
-        self._base_counts = state["counts"]
+        self._vocabulary = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+        self._indptr, self._base_slots, self._base_counts = indptr, slots, counts
         for f in range(len(FIELDS)):
-            self._lengths[f] = array("f", state["lengths"][f].tobytes())
-        self._totals = list(state["totals"])
+            self._lengths[f] = array("f")
+            self._lengths[f].frombytes(lengths[f])
+        self._totals = totals
         return True
 
     def _save(self, docs: list[SkillDocument]) -> None:
         frames = self.index.frames
-        if frames is None:
+        words = list(self._vocabulary)
+        if frames is None or any("\n" in word for word in words):  # terms hold no line break
             return
-        state = {
-            "key": self._state_key(docs),
-            "vocabulary": list(self._vocabulary),
-            "indptr": self._indptr,
-            "slots": self._base_slots,
-            "counts": self._base_counts,
-            "lengths": [np.frombuffer(a, dtype=np.float32).copy() for a in self._lengths],
-            "totals": list(self._totals),
-        }
-        frames.write(SAVED_FILE, "bm25f", state)
+        head = {"key": self._state_key(docs), "words": len(words), "totals": list(self._totals)}
+        vocabulary = "\n".join(words).encode("utf-8", "surrogatepass")
+        blobs = [vocabulary, self._indptr, self._base_slots, self._base_counts, *self._lengths]
+        frames.write_blobs(SAVED_FILE, SAVED_KIND, head, blobs)
 
     def columns(
         self,

@@ -9,14 +9,13 @@ from pathlib import Path
 
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document
-from skills_lsp.core.routing.queries import parse_query_file
 from skills_lsp.core.rules.registry import RoutingRun
 from skills_lsp.core.rules.validate import routing_findings
 from skills_lsp.server.folder import Folder, Outcome, Role, same_file
 
 
 def update(folder: Folder, path: Path, text: str | None) -> Outcome:
-    cases, problems = parse_query_file(text, str(path)) if text else ([], [])
+    cases, problems = folder.parse_queries(path, text) if text else ([], [])
     if same_file(path, folder.query_path):
         folder.cases, folder.query_problems = cases, problems
     elif text is None:
@@ -27,11 +26,9 @@ def update(folder: Folder, path: Path, text: str | None) -> Outcome:
 
 
 def findings(folder: Folder, path: Path, text: str, doc: Document | None) -> list[Finding]:
-    problems = folder.query_parses.get(os.path.normpath(path))
-    if problems is None or problems[0] != text:  # re-checked on every skill edit: parse once per text
-        problems = folder.query_parses[os.path.normpath(path)] = (text, parse_query_file(text, str(path))[1])
+    problems = folder.parse_queries(path, text)[1]  # re-checked on every skill edit: parsed once per text
     run = RoutingRun(folder.results_for(path), folder.scorer_problem)
-    return problems[1] + routing_findings(path, run)
+    return problems + routing_findings(path, run)
 
 
 ROLE = Role(update, findings)

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skills_lsp.core.files.frames import read_blobs, write_blobs
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index import store
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
@@ -259,6 +260,47 @@ def test_large_arrays_and_unpicklable_payloads(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "frame.bin"]  # no temp file left
 
 
+def test_blobs_come_back_as_written_and_a_damaged_file_is_never_trusted(tmp_path: Path) -> None:
+    frame = tmp_path / "blobs.bin"
+    counts = np.arange(12, dtype=np.uint16).reshape(3, 4)
+    assert write_blobs(frame, b"k", {"words": 2}, [b"a\nb", np.arange(5, dtype=np.int64), counts, b""])
+    found = read_blobs(frame, b"k")
+    assert found is not None
+    head, (words, indptr, counts_bytes, empty) = found
+    assert head == {"words": 2} and bytes(words) == b"a\nb" and bytes(empty) == b""
+    assert np.frombuffer(indptr, np.int64).tolist() == [0, 1, 2, 3, 4]
+    assert np.array_equal(np.frombuffer(counts_bytes, np.uint16).reshape(3, 4), counts)
+    assert read_blobs(frame, b"other") is None  # foreign
+    whole = frame.read_bytes()
+    for damaged in (
+        whole[:-1],  # cut short in the last blob
+        whole + b"\0",  # longer than its table says
+        whole[:-5] + bytes([whole[-5] ^ 1]) + whole[-4:],  # one bit of a blob flipped
+        whole[:40],  # cut in the head
+    ):
+        frame.write_bytes(damaged)
+        assert read_blobs(frame, b"k") is None
+    assert read_blobs(tmp_path / "missing.bin", b"k") is None
+
+
+def test_damaged_saved_bm25f_postings_are_rebuilt(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    expected = bm25f_scores(Bm25fSearch(load_workspace_index(root)), QUERIES)
+    Bm25fSearch(load(root, cache))  # builds and saves
+    saved = (store_of(cache) / SAVED_FILE).read_bytes()
+    # A bit flipped in the middle of the arrays (past the checked head): not used, written again.
+    middle = len(saved) - 200
+    (store_of(cache) / SAVED_FILE).write_bytes(
+        saved[:middle] + bytes([saved[middle] ^ 4]) + saved[middle + 1 :]
+    )
+    assert bm25f_scores(Bm25fSearch(load(root, cache)), QUERIES) == expected
+    assert (store_of(cache) / SAVED_FILE).read_bytes() == saved
+    loaded = Bm25fSearch(load(root, cache))  # the file written again is used: same scores
+    assert isinstance(loaded._base_slots.base, memoryview)  # a view over the file, not a copy
+    assert bm25f_scores(loaded, QUERIES) == expected
+
+
 def test_two_roots_sharing_a_cache_folder_keep_an_index_each(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     make_workspace(tmp_path / "ws" / "a", 3)
@@ -275,6 +317,30 @@ def test_unwritable_cache_still_gives_the_index(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     assert load(root, blocker / "cache") == load_workspace_index(root)
+
+
+def test_a_cold_load_keeps_no_body_in_memory_before_the_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    write_skill(root, "s9", skill("s9", "unicode body", "数据库 ünïcödé \U0001f600 body"))
+    held: list[int] = []
+    save = DocumentStore.save
+
+    def counting(self: DocumentStore, records: dict[str, store.Record], order: list[str]) -> bool:
+        held.append(sum("body" in r[4].__dict__ for r in records.values() if r[4] is not None))
+        return save(self, records, order)
+
+    monkeypatch.setattr(DocumentStore, "save", counting)
+    fresh = load_workspace_index(root)
+    cold = load(root, cache)
+    assert held == [0]  # every body read was written to the spool, not kept
+    assert [d.body for d in cold] == [d.body for d in fresh]
+    write_skill(root, "s1", skill("s1", "changed", "another body"))  # one read, the rest from the old file
+    assert [d.body for d in load(root, cache)] == [d.body for d in load_workspace_index(root)]
+    assert held == [0, 0]
+    assert [d.body for d in load(root, cache)] == [d.body for d in load_workspace_index(root)]  # warm
 
 
 def bm25f_scores(search: Bm25fSearch, queries: list[str]) -> dict[str, dict[str, float]]:
