@@ -105,8 +105,9 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
     started = time.time_ns()
-    # A plain request over a warm cache is answered from the scorer's saved state (quick.py),
-    # without loading the index; the full path below saves that state for the next run.
+    # A plain request over a warm cache is answered from the scorer's saved state (warm.py),
+    # without loading the index (nor, for lexical and bm25f, numpy); the full path below saves
+    # that state for the next run (quick.py).
     plain = (
         args.scorer is not None  # the default scorer depends on the index
         and not (args.crate or args.explain or tags(args.include_tags) or tags(args.exclude_tags))
@@ -117,7 +118,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             # Neither multiplies matrices: OpenBLAS need not start a thread per core when numpy is
             # imported (30 ms of CPU on 2 cores, more on larger machines).
             os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        from skills_lsp.core.routing import quick
+        from skills_lsp.core.routing import warm
 
         spec = SCORERS[args.scorer]
         min_score = spec.default_min_score if args.min_score is None else args.min_score
@@ -126,7 +127,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from skills_lsp.core.routing import hybrid
 
             scoring = hybrid.select_saved
-        found = quick.select(
+        found = warm.select(
             args.root, args.scorer, args.tokenizer, args.query, args.top_k, min_score, os.getcwd(), scoring
         )
         if found is not None:

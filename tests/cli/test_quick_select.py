@@ -17,7 +17,7 @@ from skills_lsp.cli import engine, main
 from skills_lsp.core.files import frames
 from skills_lsp.core.files.cache import cache_dir_for, store_dir
 from skills_lsp.core.index import store
-from skills_lsp.core.routing import quick
+from skills_lsp.core.routing import quick, warm
 from skills_lsp.core.routing.scorer import SCORERS
 
 SCORER_NAMES = [
@@ -104,7 +104,7 @@ def cold(query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def saved_state(ws: Path, scorer: str) -> Path:
-    return store_dir(cache_dir_for([ws], None), "ws") / quick.FILE.format(scorer, "ascii")
+    return store_dir(cache_dir_for([ws], None), "ws") / warm.FILE.format(scorer, "ascii")
 
 
 @pytest.mark.parametrize("scorer", SCORER_NAMES)
@@ -174,7 +174,7 @@ def test_a_damaged_cut_or_foreign_state_is_not_used(
     select(query, "bm25f")
     file = saved_state(workspace, "bm25f")
     whole = file.read_bytes()
-    key = quick.frame_key("bm25f", "ascii")
+    key = warm.frame_key("bm25f", "ascii")
     head_at = len(frames.MAGIC) + 4 + len(key)
     tail = head_at + 40 + int.from_bytes(whole[head_at : head_at + 8], "little")  # after the payload
     assert 0 < tail < len(whole)
@@ -189,7 +189,7 @@ def test_a_damaged_cut_or_foreign_state_is_not_used(
         assert select(query, "bm25f") == expected, name
         assert len(full_runs) == runs + 1, name
         assert file.read_bytes() == whole, name  # saved again, as it was
-    monkeypatch.setattr(quick, "FORMAT", quick.FORMAT + 1)
+    monkeypatch.setattr(warm, "FORMAT", warm.FORMAT + 1)
     runs = len(full_runs)
     assert select(query, "bm25f") == expected
     assert len(full_runs) == runs + 1

@@ -37,7 +37,8 @@ from skills_lsp import (
     parse_instruction_markdown,
     select_skills,
 )
-from skills_lsp.core.routing.lexical import f32, f32_bits, select_skills_plain
+from skills_lsp.core.routing.lexical import f32, select_skills_plain
+from skills_lsp.core.routing.tokens import f32_bits
 
 PARITY = Path(__file__).resolve().parents[3] / "shared" / "parity"
 EXPECTED_FILE = PARITY / "expected.json"

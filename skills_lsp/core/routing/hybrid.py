@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.routing import quick
+from skills_lsp.core.routing import quick, warm
 from skills_lsp.core.routing.bm25f import Bm25fSearch, Statistics, bm25f_for, matched_terms, shared_words
 from skills_lsp.core.routing.embedding import load_model
 from skills_lsp.core.routing.intent import keyword_search, probe_for, quick_answer_penalty
@@ -377,10 +377,11 @@ def saved_state(
 
 
 def select_saved(
-    columns: quick.Columns, query: str, tokenizer: str, top_k: int, min_score: float
+    saved: warm.Columns, query: str, tokenizer: str, top_k: int, min_score: float
 ) -> list[quick.Match]:
-    """hybrid's selection from its saved state (quick.py): HybridSearch.select with every slot
-    alive and nothing kept from an earlier request, in the same arithmetic."""
+    """hybrid's selection from its saved state (warm.py, quick.py): HybridSearch.select with
+    every slot alive and nothing kept from an earlier request, in the same arithmetic."""
+    columns = quick.Columns.of(saved)
     head = columns.head
     size = head["size"]
     model = load_model()
