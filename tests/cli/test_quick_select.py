@@ -47,7 +47,7 @@ SKILLS = {
 @pytest.fixture
 def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stamps made just before a run are trusted (every file a test writes is that recent)."""
-    for module in (frames, store, quick):
+    for module in (frames, store, quick, warm):
         monkeypatch.setattr(module, "RACY_NS", 0)
 
 
@@ -219,4 +219,50 @@ def test_requests_the_saved_state_cannot_answer_take_the_full_path(
     runs = len(full_runs)
     select(QUERIES[0], "lexical", "--tokenizer", "unicode")  # a state of its own, saved now
     select(QUERIES[0], "lexical", "--tokenizer", "unicode")
+    assert len(full_runs) == runs + 1
+
+
+@pytest.mark.skipif(not warm._may_fork(), reason="the stats are shared with a child process on Linux only")
+def test_stats_shared_with_a_child_process_see_every_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second half of the paths is stat'ed by a child process: a change in either half,
+    or a path gone, is a no."""
+    monkeypatch.setattr(warm, "PARALLEL_STATS", 0)
+    assert warm._may_fork()  # still: no thread was started since collection
+    paths = []
+    for n in range(6):
+        write(tmp_path / f"f{n}", "x" * n)
+        paths.append(str(tmp_path / f"f{n}"))
+    paths.append(str(tmp_path))  # a directory: its mtime only
+
+    def stamps() -> tuple[list[int], list[int]]:
+        infos = [os.stat(p) for p in paths]
+        return [i.st_mtime_ns for i in infos], [i.st_size for i in infos[:-1]] + [-1]
+
+    mtimes, sizes = stamps()
+    assert warm.stamps_hold(paths, mtimes, sizes)
+    for changed in (0, 5):  # the parent's half, the child's half
+        assert not warm.stamps_hold(paths, [m + (i == changed) for i, m in enumerate(mtimes)], sizes)
+        assert not warm.stamps_hold(paths, mtimes, [s + (i == changed) for i, s in enumerate(sizes)])
+    os.unlink(paths[4])
+    assert not warm.stamps_hold(paths, mtimes, sizes)
+    write(tmp_path / "f4", "xxxx")  # back, with a new mtime
+    assert not warm.stamps_hold(paths, mtimes, sizes)
+    assert warm.stamps_hold(paths, *stamps())
+
+
+@pytest.mark.parametrize("scorer", ["lexical", "bm25f"])
+@pytest.mark.usefixtures("trusting")
+def test_a_warm_select_with_shared_stats_answers_and_sees_an_edit(
+    scorer: str, workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warm, "PARALLEL_STATS", 0)  # a child process for any number of paths
+    query = QUERIES[0]
+    select(query, scorer)
+    assert select(query, scorer) == cold(query, scorer, tmp_path, monkeypatch)
+    edit(workspace, "edit in place")  # a file: in the child's half (files come after directories)
+    expected = cold(query, scorer, tmp_path, monkeypatch)
+    runs = len(full_runs)
+    assert select(query, scorer) == expected
     assert len(full_runs) == runs + 1

@@ -44,7 +44,7 @@ from typing import Any
 
 from skills_lsp._version import __version__
 from skills_lsp.core.files.cache import cache_dir_for, find_config, store_dir
-from skills_lsp.core.files.frames import file_stamp, listing_holds, read_head
+from skills_lsp.core.files.frames import RACY_NS, file_stamp, probes_hold, read_head
 from skills_lsp.core.routing.terms import TERMS_VERSION, Bm25fParameters, idf, terms
 from skills_lsp.core.routing.tokens import TOKENS_VERSION, f32, tokenize
 
@@ -52,6 +52,7 @@ FORMAT = 3  # 3: no numpy object in the head (arrays as bytes)
 FILE = f"select{FORMAT}-{{}}-{{}}.bin"  # scorer, tokenizer; in the index's store folder
 BLOCK = 1 << 16  # bytes of postings per CRC-32
 QUICK_SCORERS = ("lexical", "bm25f", "hybrid")
+PARALLEL_STATS = 8192  # fewer paths to stat are not worth a second process
 # numpy's dtype (its `str` less the byte order) -> memoryview's format of the same item.
 FORMATS = {"i4": "i", "i8": "q", "u2": "H", "u4": "I", "f4": "f", "f8": "d"}
 
@@ -138,29 +139,79 @@ Scoring = Callable[[Columns, str, str, int, float], list[Match]]
 
 
 def holds(head: dict[str, Any], key: str, config: str | None) -> bool:
-    """Whether what the saved state rests on still holds (see the module doc)."""
+    """Whether what the saved state rests on still holds (see the module doc): the store's own
+    proof (frames.listing_holds: every listed directory's mtime, the ignore files and `.git`
+    markers; then each file's size and mtime), none of it too recent to trust."""
     if head.get("key") != key:
         return False
-    trusted_before = head["trusted_before"]
-    seen = head["config"]
-    if (file_stamp(config) if config is not None else None) != seen:
+    if (file_stamp(config) if config is not None else None) != head["config"]:
         return False
     listing = head["listing"]
-    if not listing_holds(listing, listing["key"]):
-        return False
+    listed_before = listing["started"] - RACY_NS
+    dirs: dict[str, int] = listing["dirs"]
     mtimes: list[int] = view(head["mtimes"], "<i8").tolist()
-    sizes: list[int] = view(head["sizes"], "<i8").tolist()
+    trusted_before: int = head["trusted_before"]
+    if any(mtime >= listed_before for mtime in dirs.values()):
+        return False
+    if any(mtime >= trusted_before for mtime in mtimes):
+        return False
+    if not probes_hold(listing["probes"], listed_before):
+        return False
+    paths = [*dirs, *head["files"]]
+    sizes = [-1] * len(dirs) + view(head["sizes"], "<i8").tolist()  # -1: a directory, no size
+    return stamps_hold(paths, [*dirs.values(), *mtimes], sizes)
+
+
+def _stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
+    """Whether each of `paths` has its mtime and (unless -1) its size."""
     stat = os.stat
     try:
-        for path, size, mtime in zip(head["files"], sizes, mtimes, strict=True):
-            if mtime >= trusted_before:
-                return False
+        for path, mtime, size in zip(paths, mtimes, sizes, strict=True):
             info = stat(path)
-            if info.st_mtime_ns != mtime or info.st_size != size:
+            if info.st_mtime_ns != mtime or (size != -1 and info.st_size != size):
                 return False
-    except OSError:
+    except OSError:  # gone, or no longer reachable
         return False
     return True
+
+
+def stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
+    """`_stamps_hold`, the second half in a child process where that can run on another core:
+    at 45,000 paths the stats are most of a warm `select`, and two threads hand the GIL to and
+    fro at every stat (no faster). Anything amiss in the child (a failure, no answer) is a no."""
+    half = len(paths) // 2
+    if half < PARALLEL_STATS // 2 or not _may_fork():
+        return _stamps_hold(paths, mtimes, sizes)
+    answer, told = os.pipe()
+    try:
+        child = os.fork()
+    except OSError:
+        os.close(answer)
+        os.close(told)
+        return _stamps_hold(paths, mtimes, sizes)
+    if child == 0:  # pragma: no cover - the child's coverage is not collected
+        try:
+            os.close(answer)
+            os.write(told, b"1" if _stamps_hold(paths[half:], mtimes[half:], sizes[half:]) else b"0")
+        finally:
+            os._exit(0)
+    os.close(told)
+    try:
+        mine = _stamps_hold(paths[:half], mtimes[:half], sizes[:half])
+        theirs = os.read(answer, 1)
+    finally:
+        os.close(answer)
+        os.waitpid(child, 0)
+    return mine and theirs == b"1"
+
+
+def _may_fork() -> bool:
+    """Whether a child process may share the stats: Linux (where a fork of a process that made
+    no threads is safe), another core to run on, no thread but this one."""
+    if not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2:
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
 
 
 def select(
