@@ -408,4 +408,4 @@ def select_saved(
     policy = SelectionPolicy(top_k, min_score, [], [], "ascii", "hybrid")
     scores, _ = exact_where_needed(alive, approximate, _error(weight, 0.0), fused, policy)
     slots = best_first(alive, scores, min_score, top_k, False)
-    return quick.matches(head, slots[:top_k].tolist(), scores)
+    return quick.matches(columns, slots[:top_k].tolist(), scores)

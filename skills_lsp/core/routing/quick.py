@@ -49,12 +49,12 @@ __all__ = [
 ]
 
 
-def _sorted_vocabulary(vocabulary: list[str]) -> tuple[str, bytes, np.ndarray[Any, Any]]:
+def _sorted_vocabulary(vocabulary: list[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """The vocabulary sorted (one text and its offsets) and each word's row of the postings."""
     words = sorted(vocabulary)  # strings compared directly: twice as fast as sorting rows by key
     row_of = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
     order = np.fromiter(map(row_of.__getitem__, words), np.int32, len(words))
-    text, offsets = _joined(words)
-    return text, offsets, order
+    return {**_joined("vocabulary", words), "rows": order}
 
 
 def _tail(
@@ -78,20 +78,18 @@ def _tail(
     return regions, chunks, np.asarray(crcs, np.uint32)
 
 
-def _postings_head(
+def _postings(
     vocabulary: list[str],
     indptr: np.ndarray[Any, Any],
     slots: np.ndarray[Any, Any],
     values: np.ndarray[Any, Any],
-) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]]]:
-    text, offsets, rows = _sorted_vocabulary(vocabulary)
-    head = {
-        "vocabulary": text,
-        "offsets": offsets,
-        "rows": _raw(rows),
-        "indptr": _raw(np.asarray(indptr, np.int64)),
+) -> dict[str, np.ndarray[Any, Any]]:
+    return {
+        **_sorted_vocabulary(vocabulary),
+        "indptr": np.asarray(indptr, np.int64),
+        "slots": np.asarray(slots, np.int32),
+        "values": values,
     }
-    return head, {"slots": np.asarray(slots, np.int32), "values": values}
 
 
 # What a scorer built on bm25f adds to its saved state: (head items, arrays), or None (nothing
@@ -104,10 +102,12 @@ def _raw(array: np.ndarray[Any, Any]) -> bytes:
     return np.ascontiguousarray(array).tobytes()
 
 
-def _joined(texts: list[str]) -> tuple[str, bytes]:
+def _joined(name: str, texts: list[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """`texts` as the regions `name` (one UTF-8 text) and `name`_offsets (where each starts)."""
+    encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
     offsets = np.zeros(len(texts) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
-    return "".join(texts), _raw(offsets)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
+    return {name: np.frombuffer(b"".join(encoded), np.uint8), f"{name}_offsets": offsets}
 
 
 class Columns(warm.Columns):
@@ -182,12 +182,13 @@ def save(
         "mtimes": _raw(np.array([stamps.files[p][1] for p in files], np.int64)),
         "trusted_before": trusted_before,
         "size": len(docs),
-        # One string each, cut by offsets when printed: 48,000 strings a run need not unpickle.
-        "names": _joined([doc.name for doc in docs]),
-        "paths": _joined([str(doc.path) for doc in docs]),
-        "ids": _joined([doc.id for doc in docs]),
     }
-    arrays: dict[str, np.ndarray[Any, Any]]
+    # After the head, read where needed: one text each, cut by offsets when printed.
+    arrays: dict[str, np.ndarray[Any, Any]] = {
+        **_joined("names", [doc.name for doc in docs]),
+        **_joined("paths", [str(doc.path) for doc in docs]),
+        **_joined("ids", [doc.id for doc in docs]),
+    }
     if scorer == "lexical":
         built = scorer_for(index, scorer)
         assert isinstance(built, LexicalScorer)
@@ -196,15 +197,15 @@ def save(
         if columns is None or not same_slots(search.documents(), docs):
             return False
         vocabulary, indptr, slots, weights = columns
-        part, arrays = _postings_head(vocabulary, indptr, slots, weights)
-        head.update(part, norms=_raw(search.norms()))
+        arrays.update(_postings(vocabulary, indptr, slots, weights))
+        head.update(norms=_raw(search.norms()))
     else:
         lexical = bm25f_for(index)
         found = _bm25f_arrays(lexical, docs)
         if found is None or lexical.p != Bm25fParameters():
             return False
-        part, arrays = found
-        head.update(part)
+        head.update(found[0])
+        arrays.update(found[1])
         if scorer == "hybrid":
             more = extra(index, docs) if extra is not None else None
             if more is None:
@@ -234,14 +235,13 @@ def _bm25f_arrays(
     if columns is None or not same_slots(search.documents(), docs):
         return None
     vocabulary, indptr, slots, counts = columns
-    head, arrays = _postings_head(vocabulary, indptr, slots, np.asarray(counts, np.uint16))
+    arrays = _postings(vocabulary, indptr, slots, np.asarray(counts, np.uint16))
     lengths, totals = search.field_lengths()
     stacked = np.stack(lengths)
     norms = np.stack(_LengthNorms(stacked, totals, len(docs)).norms())
     if stacked.dtype != np.float32 or norms.dtype != np.float32:
         return None  # warm.bm25f_scores reads them as float32
-    head.update(lengths=_raw(stacked), totals=totals, field_norms=_raw(norms))
-    return head, arrays
+    return {"totals": totals}, {**arrays, "lengths": stacked, "field_norms": norms}
 
 
 class SavedBm25f(Bm25fScores):
@@ -251,7 +251,7 @@ class SavedBm25f(Bm25fScores):
         head = columns.head
         self.columns = columns
         self.p = Bm25fParameters()
-        self._lengths = list(np.frombuffer(head["lengths"], np.float32).reshape(-1, head["size"]))
+        self._lengths = list(columns.array("lengths"))
         self._totals = list(head["totals"])
         self._live = head["size"]
         self._norms: list[np.ndarray[Any, Any]] | None = None

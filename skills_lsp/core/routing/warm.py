@@ -48,13 +48,13 @@ from skills_lsp.core.files.frames import RACY_NS, file_stamp, probes_hold, read_
 from skills_lsp.core.routing.terms import TERMS_VERSION, Bm25fParameters, idf, terms
 from skills_lsp.core.routing.tokens import TOKENS_VERSION, f32, tokenize
 
-FORMAT = 3  # 3: no numpy object in the head (arrays as bytes)
+FORMAT = 4  # 3: no numpy object in the head; 4: only the proof in the head
 FILE = f"select{FORMAT}-{{}}-{{}}.bin"  # scorer, tokenizer; in the index's store folder
 BLOCK = 1 << 16  # bytes of postings per CRC-32
 QUICK_SCORERS = ("lexical", "bm25f", "hybrid")
 PARALLEL_STATS = 8192  # fewer paths to stat are not worth a second process
 # numpy's dtype (its `str` less the byte order) -> memoryview's format of the same item.
-FORMATS = {"i4": "i", "i8": "q", "u2": "H", "u4": "I", "f4": "f", "f8": "d"}
+FORMATS = {"u1": "B", "i4": "i", "i8": "q", "u2": "H", "u4": "I", "f4": "f", "f8": "d"}
 
 # A selected skill as printed: (score, name, path, id).
 Match = tuple[float, str, str, str]
@@ -76,54 +76,86 @@ def view(data: bytes, dtype: str) -> Any:
 
 
 class Columns:
-    """A saved state open for reading: its head, and the raw arrays after it (a sorted
-    vocabulary's postings, hybrid's vectors), read a block at a time and checked."""
+    """A saved state open for reading: its head, and the raw arrays after it, read a block at a
+    time and checked: the sorted vocabulary (one UTF-8 text and its offsets) and each word's
+    postings, the skills' names, paths and ids (the same), bm25f's length norms, hybrid's
+    vectors. Only the proof that nothing changed is in the head, which is read whole."""
 
     def __init__(self, head: dict[str, Any], fd: int, start: int) -> None:
         self.head = head
         self.fd = fd
         self.start = start
-        self.text: str = head["vocabulary"]
-        self.offsets = view(head["offsets"], "<i8")  # a few bisections: no list of it
-        self.rows = view(head["rows"], "<i4")
-        self.indptr = view(head["indptr"], "<i8")
         self.crcs = view(head["crcs"], "<u4")
         self.regions: dict[str, tuple[int, str, tuple[int, ...]]] = head["regions"]
+        self._blocks: dict[int, bytes] = {}  # checked blocks (a bisection reads a few again and again)
 
     def row(self, word: str) -> int | None:
-        offsets, text = self.offsets, self.text
-        low, high = 0, len(offsets) - 1
+        """`word`'s row of the postings: by bisection of the sorted vocabulary (UTF-8 sorts as
+        the code points it spells)."""
+        key = word.encode("utf-8", "surrogatepass")
+        count = self.regions["vocabulary_offsets"][2][0] - 1
+        low, high = 0, count
         while low < high:
             middle = (low + high) // 2
-            if text[offsets[middle] : offsets[middle + 1]] < word:
+            if self.piece("vocabulary", middle) < key:
                 low = middle + 1
             else:
                 high = middle
-        if low < len(offsets) - 1 and text[offsets[low] : offsets[low + 1]] == word:
-            return int(self.rows[low])
+        if low < count and self.piece("vocabulary", low) == key:
+            row: int = self.items("rows", low, low + 1)[0]
+            return row
         return None
 
     def span(self, word: str) -> tuple[int, int] | None:
         """Where `word`'s postings are among the entries of each postings region."""
         row = self.row(word)
-        return None if row is None else (self.indptr[row], self.indptr[row + 1])
+        if row is None:
+            return None
+        start, end = self.items("indptr", row, row + 2)
+        return start, end
+
+    def piece(self, name: str, index: int) -> bytes:
+        """The `index`th piece of text region `name` (cut by region `name`_offsets)."""
+        start, end = self.items(name + "_offsets", index, index + 2)
+        return self.read(self.regions[name][0] + start, end - start)
+
+    def text(self, name: str, index: int) -> str:
+        return self.piece(name, index).decode("utf-8", "surrogatepass")
+
+    def _block(self, block: int) -> bytes:
+        data = self._blocks.get(block)
+        if data is None:
+            data = os.pread(self.fd, BLOCK, self.start + block * BLOCK)
+            if block >= len(self.crcs) or zlib.crc32(data) != self.crcs[block]:
+                raise ValueError("damaged saved state")
+            self._blocks[block] = data
+        return data
 
     def read(self, offset: int, length: int) -> bytes:
         """`length` bytes at `offset` after the head, every block they touch checked."""
         if length <= 0:
             return b""
         first, last = offset // BLOCK, (offset + length - 1) // BLOCK
-        data = os.pread(self.fd, (last - first + 1) * BLOCK, self.start + first * BLOCK)
-        for block in range(first, last + 1):
-            piece = data[(block - first) * BLOCK : (block - first + 1) * BLOCK]
-            if block >= len(self.crcs) or zlib.crc32(piece) != self.crcs[block]:
-                raise ValueError("damaged postings")
+        if last - first < 2:  # a small read: through the blocks kept
+            data = b"".join(map(self._block, range(first, last + 1)))
+        else:
+            data = os.pread(self.fd, (last - first + 1) * BLOCK, self.start + first * BLOCK)
+            for block in range(first, last + 1):
+                piece = data[(block - first) * BLOCK : (block - first + 1) * BLOCK]
+                if block >= len(self.crcs) or zlib.crc32(piece) != self.crcs[block]:
+                    raise ValueError("damaged saved state")
         skip = offset - first * BLOCK
         if len(data) < skip + length:
-            raise ValueError("short postings")
+            raise ValueError("short saved state")
         return data[skip : skip + length]
 
-    def views(self, name: str, start: int, end: int) -> list[memoryview]:
+    def items(self, name: str, start: int, end: int) -> Any:
+        """Items `start`..`end` of region `name`, flat (a memoryview of ints or floats)."""
+        offset, dtype, _ = self.regions[name]
+        size = int(dtype[2:])
+        return view(self.read(offset + start * size, (end - start) * size), dtype)
+
+    def views(self, name: str, start: int, end: int) -> list[Any]:
         """Entries `start`..`end` of region `name`, one view per row (bm25f's counts have a row
         per field, each field's run contiguous; the others one row)."""
         offset, dtype, shape = self.regions[name]
@@ -258,17 +290,11 @@ def run_key(cwd: str, root: str, config: str | None, scorer: str, tokenizer: str
     return repr((cwd, root, config, scorer, tokenizer))
 
 
-def _cut(joined: tuple[str, bytes], slot: int) -> str:
-    text, offsets = joined
-    at = view(offsets, "<i8")
-    return text[at[slot] : at[slot + 1]]
-
-
-def matches(head: dict[str, Any], slots: Sequence[int], scores: Any) -> list[Match]:
+def matches(columns: Columns, slots: Sequence[int], scores: Any) -> list[Match]:
     """The printed form of `slots`: (score, name, path, id); `scores` by slot (an array, a list or
     a mapping)."""
-    names, paths, ids = head["names"], head["paths"], head["ids"]
-    return [(float(scores[s]), _cut(names, s), _cut(paths, s), _cut(ids, s)) for s in slots]
+    text = columns.text
+    return [(float(scores[s]), text("names", s), text("paths", s), text("ids", s)) for s in slots]
 
 
 def _best(scores: Mapping[int, float], top_k: int) -> list[int]:
@@ -314,7 +340,7 @@ def _lexical(columns: Columns, query: str, tokenizer: str, top_k: int, min_score
                 break
             chosen.append(slot)
             scores[slot] = 0.0
-    return matches(head, chosen, scores)
+    return matches(columns, chosen, scores)
 
 
 def bm25f_scores(columns: Columns, query: str) -> dict[int, float]:
@@ -329,7 +355,8 @@ def bm25f_scores(columns: Columns, query: str) -> dict[int, float]:
     p = Bm25fParameters()
     weights = (p.name_weight, p.description_weight, p.tags_weight, p.body_weight)
     w0, w1, w2, w3 = weights
-    n0, n1, n2, n3 = (view(head["field_norms"], "<f4")[f * live : (f + 1) * live] for f in range(4))
+    norms = columns.items("field_norms", 0, 4 * live)
+    n0, n1, n2, n3 = (norms[f * live : (f + 1) * live] for f in range(4))
     k1 = p.k1
     total: dict[int, float] = {}
     get = total.get
@@ -366,7 +393,7 @@ def _bm25f(columns: Columns, query: str, tokenizer: str, top_k: int, min_score: 
         return []
     found = bm25f_scores(columns, query)
     scores = {slot: score for slot, score in found.items() if score > 0.0 and score >= min_score}
-    return matches(columns.head, _best(scores, top_k), scores)
+    return matches(columns, _best(scores, top_k), scores)
 
 
 SCORING: dict[str, Scoring] = {"lexical": _lexical, "bm25f": _bm25f}
