@@ -222,12 +222,13 @@ def test_requests_the_saved_state_cannot_answer_take_the_full_path(
     assert len(full_runs) == runs + 1
 
 
+@pytest.mark.parametrize("child_share", [0.5, 1.0])
 @pytest.mark.skipif(not warm._may_fork(), reason="the stats are shared with a child process on Linux only")
 def test_stats_shared_with_a_child_process_see_every_change(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    child_share: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The second half of the paths is stat'ed by a child process: a change in either half,
-    or a path gone, is a no."""
+    """The last `child_share` of the paths is stat'ed by a child process (half for lexical and
+    bm25f, all for hybrid): a change in either part, or a path gone, is a no."""
     monkeypatch.setattr(warm, "PARALLEL_STATS", 0)
     assert warm._may_fork()  # still: no thread was started since collection
     paths = []
@@ -240,19 +241,22 @@ def test_stats_shared_with_a_child_process_see_every_change(
         infos = [os.stat(p) for p in paths]
         return [i.st_mtime_ns for i in infos], [i.st_size for i in infos[:-1]] + [-1]
 
+    def hold(mtimes: list[int], sizes: list[int]) -> bool:
+        return warm.stats(paths, mtimes, sizes, child_share)()
+
     mtimes, sizes = stamps()
-    assert warm.stamps_hold(paths, mtimes, sizes)
-    for changed in (0, 5):  # the parent's half, the child's half
-        assert not warm.stamps_hold(paths, [m + (i == changed) for i, m in enumerate(mtimes)], sizes)
-        assert not warm.stamps_hold(paths, mtimes, [s + (i == changed) for i, s in enumerate(sizes)])
+    assert hold(mtimes, sizes)
+    for changed in (0, 5):  # the parent's part (for a share under 1), the child's
+        assert not hold([m + (i == changed) for i, m in enumerate(mtimes)], sizes)
+        assert not hold(mtimes, [s + (i == changed) for i, s in enumerate(sizes)])
     os.unlink(paths[4])
-    assert not warm.stamps_hold(paths, mtimes, sizes)
+    assert not hold(mtimes, sizes)
     write(tmp_path / "f4", "xxxx")  # back, with a new mtime
-    assert not warm.stamps_hold(paths, mtimes, sizes)
-    assert warm.stamps_hold(paths, *stamps())
+    assert not hold(mtimes, sizes)
+    assert hold(*stamps())
 
 
-@pytest.mark.parametrize("scorer", ["lexical", "bm25f"])
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
 @pytest.mark.usefixtures("trusting")
 def test_a_warm_select_with_shared_stats_answers_and_sees_an_edit(
     scorer: str, workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

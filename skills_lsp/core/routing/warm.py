@@ -53,6 +53,8 @@ FILE = f"select{FORMAT}-{{}}-{{}}.bin"  # scorer, tokenizer; in the index's stor
 BLOCK = 1 << 16  # bytes of postings per CRC-32
 QUICK_SCORERS = ("lexical", "bm25f", "hybrid")
 PARALLEL_STATS = 8192  # fewer paths to stat are not worth a second process
+# The share of the stats a child process takes (see `stats`): hybrid's answer takes longer.
+CHILD_SHARE = {"lexical": 0.5, "bm25f": 0.5, "hybrid": 1.0}
 # numpy's dtype (its `str` less the byte order) -> memoryview's format of the same item.
 FORMATS = {"u1": "B", "i4": "i", "i8": "q", "u2": "H", "u4": "I", "f4": "f", "f8": "d"}
 
@@ -171,27 +173,36 @@ Scoring = Callable[[Columns, str, str, int, float], list[Match]]
 
 
 def holds(head: dict[str, Any], key: str, config: str | None) -> bool:
-    """Whether what the saved state rests on still holds (see the module doc): the store's own
-    proof (frames.listing_holds: every listed directory's mtime, the ignore files and `.git`
-    markers; then each file's size and mtime), none of it too recent to trust."""
+    """Whether what the saved state rests on still holds (see the module doc)."""
+    finish = checking(head, key, config, 0.5)
+    return finish is not None and finish()
+
+
+def checking(
+    head: dict[str, Any], key: str, config: str | None, child_share: float
+) -> Callable[[], bool] | None:
+    """Start checking what the saved state rests on: the store's own proof (as
+    frames.listing_holds: every listed directory's mtime, the ignore files and `.git` markers;
+    then each file's size and mtime), none of it too recent to trust. None when it does not hold
+    already; else what finishes the check and says whether it holds (see `stats`)."""
     if head.get("key") != key:
-        return False
+        return None
     if (file_stamp(config) if config is not None else None) != head["config"]:
-        return False
+        return None
     listing = head["listing"]
     listed_before = listing["started"] - RACY_NS
     dirs: dict[str, int] = listing["dirs"]
     mtimes: list[int] = view(head["mtimes"], "<i8").tolist()
     trusted_before: int = head["trusted_before"]
     if any(mtime >= listed_before for mtime in dirs.values()):
-        return False
+        return None
     if any(mtime >= trusted_before for mtime in mtimes):
-        return False
+        return None
     if not probes_hold(listing["probes"], listed_before):
-        return False
+        return None
     paths = [*dirs, *head["files"]]
     sizes = [-1] * len(dirs) + view(head["sizes"], "<i8").tolist()  # -1: a directory, no size
-    return stamps_hold(paths, [*dirs.values(), *mtimes], sizes)
+    return stats(paths, [*dirs.values(), *mtimes], sizes, child_share)
 
 
 def _stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
@@ -207,34 +218,42 @@ def _stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[in
     return True
 
 
-def stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
-    """`_stamps_hold`, the second half in a child process where that can run on another core:
-    at 45,000 paths the stats are most of a warm `select`, and two threads hand the GIL to and
-    fro at every stat (no faster). Anything amiss in the child (a failure, no answer) is a no."""
-    half = len(paths) // 2
-    if half < PARALLEL_STATS // 2 or not _may_fork():
-        return _stamps_hold(paths, mtimes, sizes)
+def stats(
+    paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int], child_share: float
+) -> Callable[[], bool]:
+    """`_stamps_hold` begun: the last `child_share` of the paths in a child process where that
+    can run on another core, while this one goes on (with the scoring); the function returned
+    stats the rest here, waits for the child and says whether all hold. At 45,000 paths the
+    stats are most of a warm `select` (lexical, bm25f), and two threads hand the GIL to and fro
+    at every stat (no faster). Anything amiss in the child (a failure, no answer) is a no."""
+    cut = len(paths) - int(len(paths) * child_share)
+    if len(paths) < PARALLEL_STATS or cut == len(paths) or not _may_fork():
+        return lambda: _stamps_hold(paths, mtimes, sizes)
     answer, told = os.pipe()
     try:
         child = os.fork()
     except OSError:
         os.close(answer)
         os.close(told)
-        return _stamps_hold(paths, mtimes, sizes)
+        return lambda: _stamps_hold(paths, mtimes, sizes)
     if child == 0:  # pragma: no cover - the child's coverage is not collected
         try:
             os.close(answer)
-            os.write(told, b"1" if _stamps_hold(paths[half:], mtimes[half:], sizes[half:]) else b"0")
+            os.write(told, b"1" if _stamps_hold(paths[cut:], mtimes[cut:], sizes[cut:]) else b"0")
         finally:
             os._exit(0)
     os.close(told)
-    try:
-        mine = _stamps_hold(paths[:half], mtimes[:half], sizes[:half])
-        theirs = os.read(answer, 1)
-    finally:
-        os.close(answer)
-        os.waitpid(child, 0)
-    return mine and theirs == b"1"
+
+    def finish() -> bool:
+        try:
+            mine = _stamps_hold(paths[:cut], mtimes[:cut], sizes[:cut])
+            theirs = os.read(answer, 1)
+        finally:
+            os.close(answer)
+            os.waitpid(child, 0)
+        return mine and theirs == b"1"
+
+    return finish
 
 
 def _may_fork() -> bool:
@@ -258,7 +277,11 @@ def select(
 ) -> list[Match] | None:
     """The full `select`'s matches, from the saved state; None when it cannot answer (no saved
     state, or anything it rests on changed): then do the full `select`. `scoring`: how the
-    scorer answers from its state (hybrid's is hybrid.select_saved; lexical's and bm25f's are here)."""
+    scorer answers from its state (hybrid's is hybrid.select_saved; lexical's and bm25f's are here).
+
+    The answer is made while the stats run (`stats`): for lexical and bm25f a child process
+    takes half of them; `hybrid` imports numpy and onnxruntime and loads its model, longer than
+    all the stats, so the child takes them all. The answer is returned only if they hold."""
     scoring = scoring or SCORING.get(scorer)
     if scoring is None or scorer not in QUICK_SCORERS or not os.path.isdir(root):
         return None
@@ -275,9 +298,15 @@ def select(
         if found is None or not isinstance(found[0], dict):
             return None
         head, start = found
-        if not holds(head, run_key(cwd, root, config, scorer, tokenizer), config):
+        key = run_key(cwd, root, config, scorer, tokenizer)
+        finish = checking(head, key, config, CHILD_SHARE.get(scorer, 0.5))
+        if finish is None:
             return None
-        return scoring(Columns(head, fd, start), query, tokenizer, top_k, min_score)
+        try:
+            answer = scoring(Columns(head, fd, start), query, tokenizer, top_k, min_score)
+        finally:
+            held = finish()
+        return answer if held else None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OSError):
         return None
     finally:
