@@ -194,10 +194,8 @@ def checking(
     dirs: dict[str, int] = listing["dirs"]
     mtimes: list[int] = view(head["mtimes"], "<i8").tolist()
     trusted_before: int = head["trusted_before"]
-    if any(mtime >= listed_before for mtime in dirs.values()):
-        return None
-    if any(mtime >= trusted_before for mtime in mtimes):
-        return None
+    if max(dirs.values(), default=0) >= listed_before or max(mtimes, default=0) >= trusted_before:
+        return None  # a stamp too recent to trust
     if not probes_hold(listing["probes"], listed_before):
         return None
     paths = [*dirs, *head["files"]]
