@@ -93,12 +93,14 @@ def select(query: str, scorer: str, *options: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def cold(query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+def cold(
+    query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
+) -> tuple[int, str, str]:
     """The same `select` over an empty cache (one never used again)."""
     fresh = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
     monkeypatch.setenv("XDG_CACHE_HOME", str(fresh))
     try:
-        return select(query, scorer)
+        return select(query, scorer, *options)
     finally:
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
@@ -270,3 +272,36 @@ def test_a_warm_select_with_shared_stats_answers_and_sees_an_edit(
     runs = len(full_runs)
     assert select(query, scorer) == expected
     assert len(full_runs) == runs + 1
+
+
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
+@pytest.mark.usefixtures("trusting")
+def test_names_and_paths_beyond_ascii_print_as_a_cold_run_prints_them(
+    scorer: str, workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names, paths and the vocabulary are kept as UTF-8 (file names that are not UTF-8 with their
+    bytes escaped, as os.fsdecode gives them) and read back the same."""
+    write(
+        workspace / "skills" / "données" / "SKILL.md",
+        skill("données", "Convertir un formulaire pdf données."),
+    )
+    write(workspace / "skills" / "数据库" / "SKILL.md", skill("shu-ju-ku", "数据库 pdf form tables."))
+    odd = os.fsencode(workspace / "skills") + b"/odd-\xff"
+    os.makedirs(odd + b"/x", exist_ok=True)
+    (tmp_path / "odd.md").write_text(skill("odd-name", "An odd pdf form folder."), encoding="utf-8")
+    os.replace(tmp_path / "odd.md", odd + b"/SKILL.md")
+    mtime = time.time_ns() - 100_000_000_000
+    os.utime(odd + b"/SKILL.md", ns=(mtime, mtime))
+    shown = []
+    for query, options in (
+        ("convert a pdf form données", ("--top-k", "10", "--min-score", "0")),
+        ("数据库 pdf", ("--tokenizer", "unicode")),
+    ):
+        select(query, scorer, *options)
+        runs = len(full_runs)
+        printed = select(query, scorer, *options)
+        assert printed == cold(query, scorer, tmp_path, monkeypatch, *options)
+        assert len(full_runs) == runs + 1  # the cold one only
+        shown.append(printed[1])
+    assert "odd-\\\\xff" in shown[0] and "données" in shown[0], shown[0]  # JSON of `odd-\\xff`
+    assert "数据库" in shown[1], shown[1]
