@@ -173,13 +173,17 @@ def save(
     # In the index's order, which is (name, path) order, the scorers' tie-break: a tie between
     # skills is broken by slot alone (ranking.best_first keeps slots in order among equals).
     docs = list(index)
+    dirs: dict[str, int] = listing["dirs"]
     head: dict[str, Any] = {
         "key": key,
         "config": config_stamp,
-        "listing": {k: listing[k] for k in ("key", "started", "dirs", "probes")},
-        "files": files,
-        "sizes": _raw(np.array([stamps.files[p][0] for p in files], np.int64)),
-        "mtimes": _raw(np.array([stamps.files[p][1] for p in files], np.int64)),
+        # The listing's directories, then the files: one list (a dict of 28,000 directories
+        # took twice as long to unpickle), their mtimes, and the files' sizes (-1: a directory).
+        "paths": [*dirs, *files],
+        "mtimes": _raw(np.array([*dirs.values(), *(stamps.files[p][1] for p in files)], np.int64)),
+        "sizes": _raw(np.array([-1] * len(dirs) + [stamps.files[p][0] for p in files], np.int64)),
+        "dirs": len(dirs),
+        "listing": {k: listing[k] for k in ("started", "probes")},
         "trusted_before": trusted_before,
         "size": len(docs),
     }

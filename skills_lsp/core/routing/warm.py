@@ -48,7 +48,7 @@ from skills_lsp.core.files.frames import RACY_NS, file_stamp, probes_hold, read_
 from skills_lsp.core.routing.terms import TERMS_VERSION, Bm25fParameters, idf, terms
 from skills_lsp.core.routing.tokens import TOKENS_VERSION, f32, tokenize
 
-FORMAT = 4  # 3: no numpy object in the head; 4: only the proof in the head
+FORMAT = 5  # 3: no numpy object in the head; 4: only the proof in it; 5: its paths as one list
 FILE = f"select{FORMAT}-{{}}-{{}}.bin"  # scorer, tokenizer; in the index's store folder
 BLOCK = 1 << 16  # bytes of postings per CRC-32
 QUICK_SCORERS = ("lexical", "bm25f", "hybrid")
@@ -191,16 +191,20 @@ def checking(
         return None
     listing = head["listing"]
     listed_before = listing["started"] - RACY_NS
-    dirs: dict[str, int] = listing["dirs"]
+    paths: list[str] = head["paths"]  # the listed directories, then the files
+    dirs: int = head["dirs"]
     mtimes: list[int] = view(head["mtimes"], "<i8").tolist()
-    trusted_before: int = head["trusted_before"]
-    if max(dirs.values(), default=0) >= listed_before or max(mtimes, default=0) >= trusted_before:
+    sizes: list[int] = view(head["sizes"], "<i8").tolist()  # -1: a directory, no size
+    if not len(paths) == len(mtimes) == len(sizes) or sizes[:dirs].count(-1) != dirs:
+        return None
+    if (
+        max(mtimes[:dirs], default=0) >= listed_before
+        or max(mtimes[dirs:], default=0) >= head["trusted_before"]
+    ):
         return None  # a stamp too recent to trust
     if not probes_hold(listing["probes"], listed_before):
         return None
-    paths = [*dirs, *head["files"]]
-    sizes = [-1] * len(dirs) + view(head["sizes"], "<i8").tolist()  # -1: a directory, no size
-    return stats(paths, [*dirs.values(), *mtimes], sizes, child_share)
+    return stats(paths, mtimes, sizes, child_share)
 
 
 def _stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
