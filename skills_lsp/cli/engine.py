@@ -115,7 +115,7 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         and (args.min_score is None or math.isfinite(args.min_score))
     )
     if plain:
-        if "numpy" not in sys.modules:
+        if args.scorer in ("lexical", "bm25f", "hybrid") and "numpy" not in sys.modules:
             # No scorer multiplies large matrices here (hybrid: one vector by the skills', memory
             # bound): OpenBLAS need not start a thread per core when numpy is imported (30-60 ms
             # of CPU on 2 cores, more on larger machines). lexical and bm25f import no numpy
