@@ -54,7 +54,8 @@ _EXPORTS = {
         "apply_skill_injection",
         "select_skill_prompt_block",
     ),
-    "skills_lsp.core.routing.lexical": ("score_skill", "tokenize"),
+    "skills_lsp.core.routing.lexical": ("score_skill",),
+    "skills_lsp.core.routing.tokens": ("tokenize",),
     "skills_lsp.core.routing.scorer": ("SelectionPolicy", "SkillMatch", "select_skills"),
     "skills_lsp.core.parse.skill_parser": (
         "ParsedSkill",
@@ -178,6 +179,7 @@ if TYPE_CHECKING:
         parse_skill_markdown,
     )
     from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, Tool, ToolRegistry
-    from skills_lsp.core.routing.lexical import score_skill, tokenize
+    from skills_lsp.core.routing.lexical import score_skill
     from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, select_skills
+    from skills_lsp.core.routing.tokens import tokenize
     from skills_lsp.core.workspace.settings import load_tool_manifest

@@ -29,6 +29,8 @@ FUNCTION_LEVEL_OK = ("safetensors", "tokenizers", "onnxruntime", "google", "word
 LAZY_OK = {
     # jsonschema costs about 100 ms to import and a fully cached re-check never validates.
     "skills_lsp.core.schema": ("jsonschema", "referencing"),
+    # tomllib costs about 8 ms to import, and only a pyproject.toml that names skills-lsp needs it.
+    "skills_lsp.core.files.cache": ("tomllib", "tomli"),
 }
 
 

@@ -27,6 +27,7 @@ from skills_lsp.core.routing.scorer import SCORERS
 
 if TYPE_CHECKING:
     from skills_lsp.cli.common import Subparsers
+    from skills_lsp.core.routing import warm
     from skills_lsp.core.routing.scorer import SkillMatch
 
 
@@ -105,28 +106,27 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.top_k < 0:
         raise UsageError("--top-k must be 0 or more")
     started = time.time_ns()
-    # A plain request over a warm cache is answered from the scorer's saved state (quick.py),
-    # without loading the index; the full path below saves that state for the next run.
+    # A plain request over a warm cache is answered from the scorer's saved state (warm.py),
+    # without loading the index (nor, for lexical and bm25f, numpy); the full path below saves
+    # that state for the next run (quick.py).
     plain = (
         args.scorer is not None  # the default scorer depends on the index
         and not (args.crate or args.explain or tags(args.include_tags) or tags(args.exclude_tags))
         and (args.min_score is None or math.isfinite(args.min_score))
     )
     if plain:
-        if args.scorer in ("lexical", "bm25f") and "numpy" not in sys.modules:
-            # Neither multiplies matrices: OpenBLAS need not start a thread per core when numpy is
-            # imported (30 ms of CPU on 2 cores, more on larger machines).
+        if args.scorer in ("lexical", "bm25f", "hybrid") and "numpy" not in sys.modules:
+            # No scorer multiplies large matrices here (hybrid: one vector by the skills', memory
+            # bound): OpenBLAS need not start a thread per core when numpy is imported (30-60 ms
+            # of CPU on 2 cores, more on larger machines). lexical and bm25f import no numpy
+            # unless the saved state cannot answer.
             os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        from skills_lsp.core.routing import quick
+        from skills_lsp.core.routing import warm
 
         spec = SCORERS[args.scorer]
         min_score = spec.default_min_score if args.min_score is None else args.min_score
-        scoring = None
-        if args.scorer == "hybrid":
-            from skills_lsp.core.routing import hybrid
-
-            scoring = hybrid.select_saved
-        found = quick.select(
+        scoring = _hybrid_saved if args.scorer == "hybrid" else None
+        found = warm.select(
             args.root, args.scorer, args.tokenizer, args.query, args.top_k, min_score, os.getcwd(), scoring
         )
         if found is not None:
@@ -175,6 +175,16 @@ def cmd_select(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     printed = [(m.score, m.skill.name, str(m.skill.path), m.skill.id) for m in matches]
     explained = [details(m) for m in matches] if args.explain else None
     return _print_matches(args, printed, min_score, out, explained)
+
+
+def _hybrid_saved(
+    columns: warm.Columns, query: str, tokenizer: str, top_k: int, min_score: float
+) -> list[tuple[float, str, str, str]]:
+    """hybrid.select_saved, imported only now: numpy, onnxruntime and the model then load while
+    a child process checks the saved state's stats (warm.select)."""
+    from skills_lsp.core.routing import hybrid
+
+    return hybrid.select_saved(columns, query, tokenizer, top_k, min_score)
 
 
 def _print_matches(

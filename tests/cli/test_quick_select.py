@@ -17,7 +17,7 @@ from skills_lsp.cli import engine, main
 from skills_lsp.core.files import frames
 from skills_lsp.core.files.cache import cache_dir_for, store_dir
 from skills_lsp.core.index import store
-from skills_lsp.core.routing import quick
+from skills_lsp.core.routing import quick, warm
 from skills_lsp.core.routing.scorer import SCORERS
 
 SCORER_NAMES = [
@@ -47,7 +47,7 @@ SKILLS = {
 @pytest.fixture
 def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stamps made just before a run are trusted (every file a test writes is that recent)."""
-    for module in (frames, store, quick):
+    for module in (frames, store, quick, warm):
         monkeypatch.setattr(module, "RACY_NS", 0)
 
 
@@ -93,18 +93,20 @@ def select(query: str, scorer: str, *options: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def cold(query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+def cold(
+    query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
+) -> tuple[int, str, str]:
     """The same `select` over an empty cache (one never used again)."""
     fresh = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
     monkeypatch.setenv("XDG_CACHE_HOME", str(fresh))
     try:
-        return select(query, scorer)
+        return select(query, scorer, *options)
     finally:
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 def saved_state(ws: Path, scorer: str) -> Path:
-    return store_dir(cache_dir_for([ws], None), "ws") / quick.FILE.format(scorer, "ascii")
+    return store_dir(cache_dir_for([ws], None), "ws") / warm.FILE.format(scorer, "ascii")
 
 
 @pytest.mark.parametrize("scorer", SCORER_NAMES)
@@ -174,7 +176,7 @@ def test_a_damaged_cut_or_foreign_state_is_not_used(
     select(query, "bm25f")
     file = saved_state(workspace, "bm25f")
     whole = file.read_bytes()
-    key = quick.frame_key("bm25f", "ascii")
+    key = warm.frame_key("bm25f", "ascii")
     head_at = len(frames.MAGIC) + 4 + len(key)
     tail = head_at + 40 + int.from_bytes(whole[head_at : head_at + 8], "little")  # after the payload
     assert 0 < tail < len(whole)
@@ -189,7 +191,7 @@ def test_a_damaged_cut_or_foreign_state_is_not_used(
         assert select(query, "bm25f") == expected, name
         assert len(full_runs) == runs + 1, name
         assert file.read_bytes() == whole, name  # saved again, as it was
-    monkeypatch.setattr(quick, "FORMAT", quick.FORMAT + 1)
+    monkeypatch.setattr(warm, "FORMAT", warm.FORMAT + 1)
     runs = len(full_runs)
     assert select(query, "bm25f") == expected
     assert len(full_runs) == runs + 1
@@ -220,3 +222,86 @@ def test_requests_the_saved_state_cannot_answer_take_the_full_path(
     select(QUERIES[0], "lexical", "--tokenizer", "unicode")  # a state of its own, saved now
     select(QUERIES[0], "lexical", "--tokenizer", "unicode")
     assert len(full_runs) == runs + 1
+
+
+@pytest.mark.parametrize("child_share", [0.5, 1.0])
+@pytest.mark.skipif(not warm._may_fork(), reason="the stats are shared with a child process on Linux only")
+def test_stats_shared_with_a_child_process_see_every_change(
+    child_share: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last `child_share` of the paths is stat'ed by a child process (half for lexical and
+    bm25f, all for hybrid): a change in either part, or a path gone, is a no."""
+    monkeypatch.setattr(warm, "PARALLEL_STATS", 0)
+    assert warm._may_fork()  # still: no thread was started since collection
+    paths = []
+    for n in range(6):
+        write(tmp_path / f"f{n}", "x" * n)
+        paths.append(str(tmp_path / f"f{n}"))
+    paths.append(str(tmp_path))  # a directory: its mtime only
+
+    def stamps() -> tuple[list[int], list[int]]:
+        infos = [os.stat(p) for p in paths]
+        return [i.st_mtime_ns for i in infos], [i.st_size for i in infos[:-1]] + [-1]
+
+    def hold(mtimes: list[int], sizes: list[int]) -> bool:
+        return warm.stats(paths, mtimes, sizes, child_share)()
+
+    mtimes, sizes = stamps()
+    assert hold(mtimes, sizes)
+    for changed in (0, 5):  # the parent's part (for a share under 1), the child's
+        assert not hold([m + (i == changed) for i, m in enumerate(mtimes)], sizes)
+        assert not hold(mtimes, [s + (i == changed) for i, s in enumerate(sizes)])
+    os.unlink(paths[4])
+    assert not hold(mtimes, sizes)
+    write(tmp_path / "f4", "xxxx")  # back, with a new mtime
+    assert not hold(mtimes, sizes)
+    assert hold(*stamps())
+
+
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
+@pytest.mark.usefixtures("trusting")
+def test_a_warm_select_with_shared_stats_answers_and_sees_an_edit(
+    scorer: str, workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warm, "PARALLEL_STATS", 0)  # a child process for any number of paths
+    query = QUERIES[0]
+    select(query, scorer)
+    assert select(query, scorer) == cold(query, scorer, tmp_path, monkeypatch)
+    edit(workspace, "edit in place")  # a file: in the child's half (files come after directories)
+    expected = cold(query, scorer, tmp_path, monkeypatch)
+    runs = len(full_runs)
+    assert select(query, scorer) == expected
+    assert len(full_runs) == runs + 1
+
+
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
+@pytest.mark.usefixtures("trusting")
+def test_names_and_paths_beyond_ascii_print_as_a_cold_run_prints_them(
+    scorer: str, workspace: Path, full_runs: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names, paths and the vocabulary are kept as UTF-8 (file names that are not UTF-8 with their
+    bytes escaped, as os.fsdecode gives them) and read back the same."""
+    write(
+        workspace / "skills" / "données" / "SKILL.md",
+        skill("données", "Convertir un formulaire pdf données."),
+    )
+    write(workspace / "skills" / "数据库" / "SKILL.md", skill("shu-ju-ku", "数据库 pdf form tables."))
+    odd = os.fsencode(workspace / "skills") + b"/odd-\xff"
+    os.makedirs(odd + b"/x", exist_ok=True)
+    (tmp_path / "odd.md").write_text(skill("odd-name", "An odd pdf form folder."), encoding="utf-8")
+    os.replace(tmp_path / "odd.md", odd + b"/SKILL.md")
+    mtime = time.time_ns() - 100_000_000_000
+    os.utime(odd + b"/SKILL.md", ns=(mtime, mtime))
+    shown = []
+    for query, options in (
+        ("convert a pdf form données", ("--top-k", "10", "--min-score", "0")),
+        ("数据库 pdf", ("--tokenizer", "unicode")),
+    ):
+        select(query, scorer, *options)
+        runs = len(full_runs)
+        printed = select(query, scorer, *options)
+        assert printed == cold(query, scorer, tmp_path, monkeypatch, *options)
+        assert len(full_runs) == runs + 1  # the cold one only
+        shown.append(printed[1])
+    assert "odd-\\\\xff" in shown[0] and "données" in shown[0], shown[0]  # JSON of `odd-\\xff`
+    assert "数据库" in shown[1], shown[1]

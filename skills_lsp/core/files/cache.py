@@ -11,11 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 
 class Config(Protocol):
     """What these functions read of a config (files/config.Config): where its file is. A protocol,
@@ -83,6 +78,12 @@ def _declares_config(pyproject: Path) -> bool:
         return False
     if "skills-lsp" not in text:  # cheap: most pyproject files never mention it
         return False
+    # Imported only now (about 8 ms, a tenth of a warm `select`'s imports): most runs meet no
+    # pyproject.toml that names us.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
         tool = tomllib.loads(text).get("tool")
     except tomllib.TOMLDecodeError:  # still ours if it looks like it, so the error gets reported

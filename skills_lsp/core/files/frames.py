@@ -317,11 +317,17 @@ def listing_holds(payload: Any, key: str) -> bool:
                 now = -1
             if now != mtime:
                 return False
-        for path, seen in payload["probes"]:
-            if isinstance(seen, tuple) and seen[1] >= trusted_before:
-                return False
-            if probe(path) != seen:
-                return False
-        return True
+        return probes_hold(payload["probes"], trusted_before)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return False
+
+
+def probes_hold(probes: Iterable[tuple[str, Any]], trusted_before: int) -> bool:
+    """Whether every ignore file and `.git` a saved listing's filter looked for (its `probes`)
+    is as it was, and no stamp of one is as recent as `trusted_before`."""
+    for path, seen in probes:
+        if isinstance(seen, tuple) and seen[1] >= trusted_before:
+            return False
+        if probe(path) != seen:
+            return False
+    return True

@@ -30,237 +30,23 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
+from skills_lsp.core.routing.terms import FIELDS, STOP_WORDS, TERMS_VERSION, WORD, Bm25fParameters, terms
+from skills_lsp.core.routing.terms import averages as _averages
+from skills_lsp.core.routing.terms import idf as _idf
+from skills_lsp.core.routing.terms import word_terms as _word_terms
 
 if TYPE_CHECKING:  # not imported to run: a warm `select` (routing/quick.py) reads no documents
     from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
-# English function words that carry no routing signal ("the", "my", "to" used to score).
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "let",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "please",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "us",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "want",
-        "need",
-        "help",
-        "get",
-        "make",
-        "use",
-        "using",
-        "used",
-        "also",
-        "like",
-        "can't",
-        "don't",
-        "i'm",
-        "i've",
-        "it's",
-        "let's",
-        "some",
-        "something",
-        "thing",
-        "things",
-        "way",
-    ]
-)
-# Runs of letters and digits, joined across an apostrophe (`don't`); written as runs, not one
-# character at a time, because this regex is most of the cost of indexing a large workspace.
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-# The same, or a newline: the bulk build marks the end of each token it hands to the regex.
-_MARKED_WORD = re.compile(_WORD.pattern + r"|\n")
-_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
-
-
-@cache
-def _cjk() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A CJK character, and the same as a splitting group: compiled when first needed (these
-    classes take about 20 ms to compile, and a warm `select` of most requests meets none)."""
-    return re.compile(_CJK), re.compile(f"({_CJK})")
-
-
-def stem(word: str) -> str:
-    """A light English stemmer (plurals, -ing, -ed, -ly, a final e), enough to join `invoice`,
-    `invoices`; `change`, `changed`, `changing`; `plan`, `planned`. Short words stay."""
-    if len(word) <= 3 or not word.isascii() or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) >= 5:
-        word = word[:-3] + "y"
-    elif word.endswith("sses") or (word.endswith(("xes", "ches", "shes", "zes")) and len(word) >= 5):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) >= 4:
-        word = word[:-1]
-    for suffix, minimum in (("ing", 6), ("edly", 7), ("ed", 5), ("ly", 5)):
-        if word.endswith(suffix) and len(word) >= minimum:
-            word = word[: -len(suffix)]
-            if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # running -> run, planned -> plan
-            break
-    if word.endswith("e") and len(word) >= 5:
-        word = word[:-1]
-    return word
-
-
-@lru_cache(maxsize=1 << 18)
-def _word_terms(word: str) -> tuple[str, ...]:
-    """One case-folded word as bm25f terms (cached: skill text repeats its words a great deal)."""
-    if not word.isascii() and _cjk()[0].search(word):
-        cjk, cjk_split = _cjk()
-        # Each CJK character is a term; Latin runs inside (`审计Docker镜像`) are words again.
-        return tuple(
-            term
-            for piece in cjk_split.split(word)
-            if piece
-            for term in ((piece,) if cjk.fullmatch(piece) else _word_terms(piece))
-        )
-    word = word.replace("'", "")
-    if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
-        return ()
-    return (stem(word),)
-
-
-def _words(text: str) -> list[str]:
-    """The words of `text` before stop words and stemming (`_word_counts` counts the same)."""
-    return _WORD.findall(text.casefold().replace("’", "'"))
-
-
-def terms(text: str) -> list[str]:
-    """Words as bm25f sees them: case-folded, stop words dropped, stemmed; CJK characters alone."""
-    return [term for word in _words(text) for term in _word_terms(word)]
-
-
+# bm25f's words (terms.py), or a newline: the bulk build marks the end of each token it hands to the regex.
+_MARKED_WORD = re.compile(WORD.pattern + r"|\n")
 # Bytes as the bulk build's fast path sees them: ASCII letters lower-cased, digits kept, every other
 # ASCII character a space; the apostrophe and non-ASCII bytes (UTF-8 sequences) kept for a closer look.
 _ASCII_FOLD = bytes(
@@ -341,14 +127,14 @@ def _runs(
 def _word_counts(
     texts: Sequence[str],
 ) -> tuple[list[str], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """`Counter(_words(text))` of every text at once, less some words that give no term (short
+    """`Counter(terms.words(text))` of every text at once, less some words that give no term (short
     stop words, single letters): (the distinct words in order of first appearance; then for each
     (text, word) pair the text's index, the word's and the count).
 
     The regex is most of the cost over a large workspace, so numpy splits and counts on the
     texts' UTF-8 bytes every token of ASCII letters, digits and joining apostrophes up to 16 bytes
     long (nearly all of them), each packed into two integers that spell it exactly. The rest (a
-    token with a non-ASCII letter, or longer) goes through `_words`: a word never spans a
+    token with a non-ASCII letter, or longer) goes through `terms.words`: a word never spans a
     character that only separates words, and case-folding works character by character, so
     splitting there first finds the same words."""
     encoded = [text.encode("utf-8", "surrogatepass").translate(_ASCII_FOLD) for text in texts]
@@ -421,22 +207,6 @@ def _word_counts(
 
 
 @dataclass(frozen=True)
-class Bm25fParameters:
-    """Field weights, per-field length normalisation (b) and saturation (k1), tuned on
-    benchmarks/routing/ (see benchmarks/README.md)."""
-
-    name_weight: float = 3.0
-    description_weight: float = 2.0
-    tags_weight: float = 1.5
-    body_weight: float = 0.4
-    name_b: float = 0.3
-    description_b: float = 0.6
-    tags_b: float = 0.3
-    body_b: float = 0.75
-    k1: float = 1.2
-
-
-@dataclass(frozen=True)
 class Statistics:
     """What a skill's score depends on besides its own counts, for one query: the live count,
     the field totals (so the average lengths) and the idf of each of the query's words."""
@@ -450,9 +220,7 @@ class Statistics:
 # A bound's allowance for floating-point rounding: scores are computed with float32 length norms
 # (relative error about 1e-7) and rounded to 6 decimals (0.5e-6 either side).
 _ROUNDING = 1e-5
-FIELDS = ("name", "description", "tags", "body")
 _CONTRIBUTION_BYTES = 8 << 20  # cached word contributions, at most
-TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved postings are rebuilt)
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 SAVED_KIND = "bm25f-blobs"  # its frame's kind: a head, then the vocabulary and each array's bytes
 _MAX_COUNT = 65535
@@ -476,17 +244,6 @@ def matched_terms(query: str, doc: SkillDocument) -> dict[str, list[str]]:
         present = set(terms(_field_text(doc, field)))
         found[field] = [t for t in wanted if t in present]
     return found
-
-
-def _idf(document_frequency: int, live: int) -> float:
-    """BM25's idf of a word held by `document_frequency` of `live` skills."""
-    n = max(live, 1)
-    return math.log(1.0 + (n - document_frequency + 0.5) / (document_frequency + 0.5))
-
-
-def _averages(totals: Sequence[float], live: int) -> list[float]:
-    """Each field's average length over `live` skills (never 0, which would divide by it)."""
-    return [max(t / max(live, 1), 1e-9) for t in totals]
 
 
 class Bm25fScores:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.routing import quick
+from skills_lsp.core.routing import quick, warm
 from skills_lsp.core.routing.bm25f import Bm25fSearch, Statistics, bm25f_for, matched_terms, shared_words
 from skills_lsp.core.routing.embedding import load_model
 from skills_lsp.core.routing.intent import keyword_search, probe_for, quick_answer_penalty
@@ -378,10 +378,11 @@ def saved_state(
 
 
 def select_saved(
-    columns: quick.Columns, query: str, tokenizer: str, top_k: int, min_score: float
+    saved: warm.Columns, query: str, tokenizer: str, top_k: int, min_score: float
 ) -> list[quick.Match]:
-    """hybrid's selection from its saved state (quick.py): HybridSearch.select with every slot
-    alive and nothing kept from an earlier request, in the same arithmetic."""
+    """hybrid's selection from its saved state (warm.py, quick.py): HybridSearch.select with
+    every slot alive and nothing kept from an earlier request, in the same arithmetic."""
+    columns = quick.Columns.of(saved)
     head = columns.head
     size = head["size"]
     model = load_model()
@@ -408,4 +409,4 @@ def select_saved(
     policy = SelectionPolicy(top_k, min_score, [], [], "ascii", "hybrid")
     scores, _ = exact_where_needed(alive, approximate, _error(weight, 0.0), fused, policy)
     slots = best_first(alive, scores, min_score, top_k, False)
-    return quick.matches(head, slots[:top_k].tolist(), scores)
+    return quick.matches(columns, slots[:top_k].tolist(), scores)

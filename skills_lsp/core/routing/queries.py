@@ -35,7 +35,6 @@ from skills_lsp.core.parse.frontmatter import (
     read_limited,
     to_python,
 )
-from skills_lsp.core.routing.lexical import f32
 from skills_lsp.core.routing.scorer import (
     SCORERS,
     ScorerName,
@@ -45,6 +44,7 @@ from skills_lsp.core.routing.scorer import (
     scorer_name,
     select_skills,
 )
+from skills_lsp.core.routing.tokens import f32
 from skills_lsp.core.rules.validate import file_findings
 
 if TYPE_CHECKING:

@@ -1,145 +1,60 @@
-"""A warm `select` that loads no index: one scorer's state over one workspace, saved by a full
-`select` with everything that state rests on, and answered from while all of it still holds.
-
-A full `select` loads the workspace index through the store (store.py: every document, a
-`SkillIndex`, the scorer's saved postings and a dictionary of its vocabulary) to score one
-query. What the answer depends on is much less: which files there are and that none changed
-(the store's own proof: the saved listing and each file's stamp), the postings of the query's
-words, a few numbers per skill, and the name, path and id of the skills printed. So `save` keeps
-exactly that, in one file per scorer and tokenizer in the index's store folder, and `select`
-reads it back:
-
-- a head (a frame, `files.frames`: checked by its SHA-256, of this format and package version)
-  with the proof, the run's key (working folder, root as spelt, config file), the config file's
-  stamp, each skill's name, path and id, the scorer's per-skill arrays and its vocabulary, sorted
-  (one string and its offsets: a query word is found by bisection, no dictionary is built);
-- then the postings (and hybrid's skill vectors), raw, read only where a query word needs them,
-  each block of `BLOCK` bytes checked against its CRC-32 in the head before it is used.
-
-Anything that does not hold (a changed, added or removed file or directory, an ignore file, the
-config, a stamp too recent to trust, another version, a damaged or cut file) makes `select`
-return None: the caller does the full `select`, which saves a fresh state. The answers are the
-full path's bit for bit: the scoring is the scorers' own code (`lexical.best_slots`,
-`bm25f.Bm25fScores`, `hybrid.fused_mean`, `semantic.exact_where_needed`) over the same arrays,
-and the slots are in the index's (name, path) order, which is how every scorer breaks ties.
-
-Only plain requests take this path: no tag filter, no `--explain`, no `--crate`, a scorer named.
+"""A warm `select`'s saved state: written here after a full `select` (`save`), read by
+routing/warm.py, which answers lexical and bm25f without importing numpy. This module is the
+numpy side: the save, and hybrid's reading of the same state (`Columns` with numpy arrays,
+`SavedBm25f`). See warm.py for what the state holds and when it is used.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import zlib
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from skills_lsp._version import __version__
-from skills_lsp.core.files.cache import cache_dir_for, find_config, store_dir
-from skills_lsp.core.files.frames import RACY_NS, file_stamp, listing_holds, read_head, write_frame
-from skills_lsp.core.routing.bm25f import TERMS_VERSION, Bm25fParameters, Bm25fScores, bm25f_for
-from skills_lsp.core.routing.lexical import TOKENS_VERSION, LexicalScorer, best_slots, tokenize
-from skills_lsp.core.routing.ranking import best_first
+from skills_lsp.core.files.frames import RACY_NS, file_stamp, write_frame
+from skills_lsp.core.routing import warm
+from skills_lsp.core.routing.bm25f import Bm25fScores, bm25f_for
+from skills_lsp.core.routing.lexical import LexicalScorer
 from skills_lsp.core.routing.scorer import scorer_for
+from skills_lsp.core.routing.terms import Bm25fParameters
+from skills_lsp.core.routing.warm import (
+    BLOCK,
+    FILE,
+    QUICK_SCORERS,
+    Match,
+    frame_key,
+    matches,
+    run_key,
+    select,
+)
 
 if TYPE_CHECKING:
     from skills_lsp.core.index.skill_index import SkillIndex
     from skills_lsp.core.routing.bm25f import Bm25fSearch
     from skills_lsp.core.routing.scorer import Tokenizer
 
-FORMAT = 2  # 2: names, paths and ids as one string each
-FILE = "select-{}-{}.bin"  # scorer, tokenizer; in the index's store folder (store.store_dir)
-BLOCK = 1 << 16  # bytes of postings per CRC-32
-QUICK_SCORERS = ("lexical", "bm25f", "hybrid")
-
-# A selected skill as printed: (score, name, path, id).
-Match = tuple[float, str, str, str]
-
-
-def frame_key(scorer: str, tokenizer: str) -> bytes:
-    """What a saved state must have been written by: this format, package version, scorer and
-    tokenizer, and the versions of the tokenizers' splitting (what postings were made with)."""
-    versions = f"{TOKENS_VERSION}/{TERMS_VERSION}/{Bm25fParameters()}"
-    return f"select/{FORMAT}/{__version__}/{scorer}/{tokenizer}/{versions}".encode()
+__all__ = [
+    "FILE",
+    "QUICK_SCORERS",
+    "Columns",
+    "Match",
+    "SavedBm25f",
+    "frame_key",
+    "matches",
+    "run_key",
+    "save",
+    "select",
+]
 
 
-class Columns:
-    """Saved postings: a sorted vocabulary (one string, offsets, and each word's row) and the
-    raw arrays after the head, read a block at a time and checked."""
-
-    def __init__(self, head: dict[str, Any], fd: int, start: int) -> None:
-        self.head = head
-        self.fd = fd
-        self.start = start
-        self.text: str = head["vocabulary"]
-        self.offsets: np.ndarray[Any, Any] = head["offsets"]  # a few bisections: no list of it
-        self.rows: np.ndarray[Any, Any] = head["rows"]
-        self.indptr: np.ndarray[Any, Any] = head["indptr"]
-        self.crcs: np.ndarray[Any, Any] = head["crcs"]
-        self.regions: dict[str, tuple[int, str, tuple[int, ...]]] = head["regions"]
-
-    def row(self, word: str) -> int | None:
-        offsets, text = self.offsets, self.text
-        low, high = 0, len(offsets) - 1
-        while low < high:
-            middle = (low + high) // 2
-            if text[offsets[middle] : offsets[middle + 1]] < word:
-                low = middle + 1
-            else:
-                high = middle
-        if low < len(offsets) - 1 and text[offsets[low] : offsets[low + 1]] == word:
-            return int(self.rows[low])
-        return None
-
-    def read(self, offset: int, length: int) -> bytes:
-        """`length` bytes at `offset` after the head, every block they touch checked."""
-        if length <= 0:
-            return b""
-        first, last = offset // BLOCK, (offset + length - 1) // BLOCK
-        data = os.pread(self.fd, (last - first + 1) * BLOCK, self.start + first * BLOCK)
-        for block in range(first, last + 1):
-            piece = data[(block - first) * BLOCK : (block - first + 1) * BLOCK]
-            if block >= len(self.crcs) or zlib.crc32(piece) != int(self.crcs[block]):
-                raise ValueError("damaged postings")
-        skip = offset - first * BLOCK
-        if len(data) < skip + length:
-            raise ValueError("short postings")
-        return data[skip : skip + length]
-
-    def array(self, name: str) -> np.ndarray[Any, Any]:
-        """Region `name` whole (hybrid's skill vectors)."""
-        offset, dtype, shape = self.regions[name]
-        kind = np.dtype(dtype)
-        return np.frombuffer(self.read(offset, int(np.prod(shape)) * kind.itemsize), kind).reshape(shape)
-
-    def entries(self, name: str, start: int, end: int) -> np.ndarray[Any, Any]:
-        """Entries `start`..`end` of postings region `name`: of each row when it has two axes
-        (bm25f's counts per field, each field's run contiguous)."""
-        offset, dtype, shape = self.regions[name]
-        size = np.dtype(dtype).itemsize
-        rows = [
-            np.frombuffer(self.read(offset + (row * shape[-1] + start) * size, (end - start) * size), dtype)
-            for row in range(shape[0] if len(shape) == 2 else 1)
-        ]
-        return rows[0] if len(shape) == 1 else np.stack(rows)
-
-    def posting(self, word: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-        row = self.row(word)
-        if row is None:
-            return None
-        start, end = int(self.indptr[row]), int(self.indptr[row + 1])
-        return self.entries("slots", start, end), self.entries("values", start, end)
-
-
-def _sorted_vocabulary(vocabulary: list[str]) -> tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def _sorted_vocabulary(vocabulary: list[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """The vocabulary sorted (one text and its offsets) and each word's row of the postings."""
     words = sorted(vocabulary)  # strings compared directly: twice as fast as sorting rows by key
     row_of = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
     order = np.fromiter(map(row_of.__getitem__, words), np.int32, len(words))
-    text, offsets = _joined(words)
-    return text, offsets, order
+    return {**_joined("vocabulary", words), "rows": order}
 
 
 def _tail(
@@ -163,22 +78,73 @@ def _tail(
     return regions, chunks, np.asarray(crcs, np.uint32)
 
 
-def _postings_head(
+def _postings(
     vocabulary: list[str],
     indptr: np.ndarray[Any, Any],
     slots: np.ndarray[Any, Any],
     values: np.ndarray[Any, Any],
-) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]]]:
-    text, offsets, rows = _sorted_vocabulary(vocabulary)
-    head = {"vocabulary": text, "offsets": offsets, "rows": rows, "indptr": np.asarray(indptr, np.int64)}
-    return head, {"slots": np.asarray(slots, np.int32), "values": values}
+) -> dict[str, np.ndarray[Any, Any]]:
+    return {
+        **_sorted_vocabulary(vocabulary),
+        "indptr": np.asarray(indptr, np.int64),
+        "slots": np.asarray(slots, np.int32),
+        "values": values,
+    }
 
 
 # What a scorer built on bm25f adds to its saved state: (head items, arrays), or None (nothing
 # trustworthy), from the index and its documents in slot order (hybrid.saved_state).
 Extra = Callable[["SkillIndex", list[Any]], "tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]]] | None"]
-# A scorer's answer from its saved state: (columns, query, tokenizer, top_k, min_score) -> matches.
-Scoring = Callable[["Columns", str, str, int, float], list[Match]]
+
+
+def _raw(array: np.ndarray[Any, Any]) -> bytes:
+    """An array's items as the head keeps them: bytes in the machine's order (warm.view)."""
+    return np.ascontiguousarray(array).tobytes()
+
+
+def _joined(name: str, texts: list[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """`texts` as the regions `name` (one UTF-8 text) and `name`_offsets (where each starts)."""
+    encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
+    offsets = np.zeros(len(texts) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
+    return {name: np.frombuffer(b"".join(encoded), np.uint8), f"{name}_offsets": offsets}
+
+
+class Columns(warm.Columns):
+    """A saved state's postings and vectors as numpy arrays (hybrid's reading of it)."""
+
+    @classmethod
+    def of(cls, columns: warm.Columns) -> Columns:
+        return cls(columns.head, columns.fd, columns.start)
+
+    def array(self, name: str) -> np.ndarray[Any, Any]:
+        """Region `name` whole (hybrid's skill vectors)."""
+        offset, dtype, shape = self.regions[name]
+        kind = np.dtype(dtype)
+        return np.frombuffer(self.read(offset, int(np.prod(shape)) * kind.itemsize), kind).reshape(shape)
+
+    def posting(self, word: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+        span = self.span(word)
+        if span is None:
+            return None
+        (slots,) = self.views("slots", *span)
+        values = self.views("values", *span)
+        counts = np.stack([np.asarray(row) for row in values]) if len(values) > 1 else np.asarray(values[0])
+        return np.asarray(slots), counts
+
+
+class _LengthNorms(Bm25fScores):
+    """bm25f's length norms of saved lengths and totals, every slot alive (saved with the state,
+    so that a warm `select` reads them instead of computing them in numpy's float32)."""
+
+    def __init__(self, lengths: np.ndarray[Any, Any], totals: list[float], live: int) -> None:
+        self.p = Bm25fParameters()
+        self._lengths = list(lengths)
+        self._totals = list(totals)
+        self._live = live
+
+    def norms(self) -> list[np.ndarray[Any, Any]]:
+        return self._length_norms(slice(0, None))
 
 
 def save(
@@ -207,21 +173,26 @@ def save(
     # In the index's order, which is (name, path) order, the scorers' tie-break: a tie between
     # skills is broken by slot alone (ranking.best_first keeps slots in order among equals).
     docs = list(index)
+    dirs: dict[str, int] = listing["dirs"]
     head: dict[str, Any] = {
         "key": key,
         "config": config_stamp,
-        "listing": {k: listing[k] for k in ("key", "started", "dirs", "probes")},
-        "files": files,
-        "sizes": np.array([stamps.files[p][0] for p in files], np.int64),
-        "mtimes": np.array([stamps.files[p][1] for p in files], np.int64),
+        # The listing's directories, then the files: one list (a dict of 28,000 directories
+        # took twice as long to unpickle), their mtimes, and the files' sizes (-1: a directory).
+        "paths": [*dirs, *files],
+        "mtimes": _raw(np.array([*dirs.values(), *(stamps.files[p][1] for p in files)], np.int64)),
+        "sizes": _raw(np.array([-1] * len(dirs) + [stamps.files[p][0] for p in files], np.int64)),
+        "dirs": len(dirs),
+        "listing": {k: listing[k] for k in ("started", "probes")},
         "trusted_before": trusted_before,
         "size": len(docs),
-        # One string each, cut by offsets when printed: 48,000 strings a run need not unpickle.
-        "names": _joined([doc.name for doc in docs]),
-        "paths": _joined([str(doc.path) for doc in docs]),
-        "ids": _joined([doc.id for doc in docs]),
     }
-    arrays: dict[str, np.ndarray[Any, Any]]
+    # After the head, read where needed: one text each, cut by offsets when printed.
+    arrays: dict[str, np.ndarray[Any, Any]] = {
+        **_joined("names", [doc.name for doc in docs]),
+        **_joined("paths", [str(doc.path) for doc in docs]),
+        **_joined("ids", [doc.id for doc in docs]),
+    }
     if scorer == "lexical":
         built = scorer_for(index, scorer)
         assert isinstance(built, LexicalScorer)
@@ -230,15 +201,15 @@ def save(
         if columns is None or not same_slots(search.documents(), docs):
             return False
         vocabulary, indptr, slots, weights = columns
-        part, arrays = _postings_head(vocabulary, indptr, slots, weights)
-        head.update(part, norms=search.norms().copy())
+        arrays.update(_postings(vocabulary, indptr, slots, weights))
+        head.update(norms=_raw(search.norms()))
     else:
         lexical = bm25f_for(index)
         found = _bm25f_arrays(lexical, docs)
         if found is None or lexical.p != Bm25fParameters():
             return False
-        part, arrays = found
-        head.update(part)
+        head.update(found[0])
+        arrays.update(found[1])
         if scorer == "hybrid":
             more = extra(index, docs) if extra is not None else None
             if more is None:
@@ -246,7 +217,7 @@ def save(
             head.update(more[0])
             arrays.update(more[1])
     regions, chunks, crcs = _tail(arrays)
-    head.update(regions=regions, crcs=crcs)
+    head.update(regions=regions, crcs=_raw(crcs))
 
     def tail(handle: io.BufferedWriter) -> None:
         for chunk in chunks:
@@ -268,117 +239,13 @@ def _bm25f_arrays(
     if columns is None or not same_slots(search.documents(), docs):
         return None
     vocabulary, indptr, slots, counts = columns
-    head, arrays = _postings_head(vocabulary, indptr, slots, np.asarray(counts, np.uint16))
+    arrays = _postings(vocabulary, indptr, slots, np.asarray(counts, np.uint16))
     lengths, totals = search.field_lengths()
-    head.update(lengths=np.stack(lengths), totals=totals)
-    return head, arrays
-
-
-def _holds(head: dict[str, Any], key: str, config: str | None) -> bool:
-    """Whether what the saved state rests on still holds (see the module doc)."""
-    if head.get("key") != key:
-        return False
-    trusted_before = head["trusted_before"]
-    seen = head["config"]
-    if (file_stamp(config) if config is not None else None) != seen:
-        return False
-    listing = head["listing"]
-    if not listing_holds(listing, listing["key"]):
-        return False
-    mtimes: list[int] = head["mtimes"].tolist()
-    sizes: list[int] = head["sizes"].tolist()
-    stat = os.stat
-    try:
-        for path, size, mtime in zip(head["files"], sizes, mtimes, strict=True):
-            if mtime >= trusted_before:
-                return False
-            info = stat(path)
-            if info.st_mtime_ns != mtime or info.st_size != size:
-                return False
-    except OSError:
-        return False
-    return True
-
-
-def select(
-    root: str,
-    scorer: str,
-    tokenizer: str,
-    query: str,
-    top_k: int,
-    min_score: float,
-    cwd: str,
-    scoring: Scoring | None = None,
-) -> list[Match] | None:
-    """The full `select`'s matches, from the saved state; None when it cannot answer (no saved
-    state, or anything it rests on changed): then do the full `select`. `scoring`: how the
-    scorer answers from its state (hybrid's is hybrid.select_saved; lexical's and bm25f's are here)."""
-    scoring = scoring or _SCORING.get(scorer)
-    if scoring is None or scorer not in QUICK_SCORERS or not os.path.isdir(root):
-        return None
-    config_path = find_config(Path(root))
-    config = os.fspath(config_path) if config_path is not None else None
-    folder = store_dir(cache_dir_for([root], config_path.parent if config_path else None), root)
-    try:
-        fd = os.open(folder / FILE.format(scorer, tokenizer), os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None
-    try:
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            found = read_head(handle, frame_key(scorer, tokenizer))
-        if found is None or not isinstance(found[0], dict):
-            return None
-        head, start = found
-        if not _holds(head, run_key(cwd, root, config, scorer, tokenizer), config):
-            return None
-        columns = Columns(head, fd, start)
-        return scoring(columns, query, tokenizer, top_k, min_score)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OSError):
-        return None
-    finally:
-        os.close(fd)
-
-
-def run_key(cwd: str, root: str, config: str | None, scorer: str, tokenizer: str) -> str:
-    """What must be the same for a saved state to answer: paths are walked from `root` as spelt,
-    relative to the working folder; the config decides roots, depth and ignore rules."""
-    return repr((cwd, root, config, scorer, tokenizer))
-
-
-def _joined(texts: list[str]) -> tuple[str, np.ndarray[Any, Any]]:
-    offsets = np.zeros(len(texts) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
-    return "".join(texts), offsets
-
-
-def _cut(joined: tuple[str, np.ndarray[Any, Any]], slot: int) -> str:
-    text, offsets = joined
-    return text[int(offsets[slot]) : int(offsets[slot + 1])]
-
-
-def matches(head: dict[str, Any], slots: list[int], scores: np.ndarray[Any, Any]) -> list[Match]:
-    """The printed form of `slots`: (score, name, path, id)."""
-    names, paths, ids = head["names"], head["paths"], head["ids"]
-    return [(float(scores[s]), _cut(names, s), _cut(paths, s), _cut(ids, s)) for s in slots]
-
-
-def _lexical(columns: Columns, query: str, tokenizer: str, top_k: int, min_score: float) -> list[Match]:
-    head = columns.head
-    norms = head["norms"]
-    size = len(norms)
-    tokens = tokenize(query, cast("Tokenizer", tokenizer))
-    if top_k <= 0 or not size or not tokens:
-        return []
-
-    def postings(token: str) -> list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
-        found = columns.posting(token)
-        return [] if found is None else [found]
-
-    everyone = np.ones(size, dtype=bool)
-    order, scores = best_slots(
-        postings, tokens, size, norms, min_score, everyone, np.arange(size, dtype=np.int64), top_k
-    )
-    return matches(head, order.tolist(), scores)
+    stacked = np.stack(lengths)
+    norms = np.stack(_LengthNorms(stacked, totals, len(docs)).norms())
+    if stacked.dtype != np.float32 or norms.dtype != np.float32:
+        return None  # warm.bm25f_scores reads them as float32
+    return {"totals": totals}, {**arrays, "lengths": stacked, "field_norms": norms}
 
 
 class SavedBm25f(Bm25fScores):
@@ -388,7 +255,7 @@ class SavedBm25f(Bm25fScores):
         head = columns.head
         self.columns = columns
         self.p = Bm25fParameters()
-        self._lengths = list(head["lengths"])
+        self._lengths = list(columns.array("lengths"))
         self._totals = list(head["totals"])
         self._live = head["size"]
         self._norms: list[np.ndarray[Any, Any]] | None = None
@@ -427,18 +294,3 @@ class SavedBm25f(Bm25fScores):
             counts, [norms[f][slots] for f in range(len(norms))], self._idf(len(slots))
         )
         return slots, contribution
-
-
-def _bm25f(columns: Columns, query: str, tokenizer: str, top_k: int, min_score: float) -> list[Match]:
-    size = columns.head["size"]
-    if top_k <= 0 or not size:
-        return []
-    scores = SavedBm25f(columns).scores(query)
-    slots = best_first(np.ones(size, dtype=bool), scores, min_score, top_k, False)
-    return matches(columns.head, slots[:top_k].tolist(), scores)
-
-
-_SCORING: dict[str, Callable[[Columns, str, str, int, float], list[Match]]] = {
-    "lexical": _lexical,
-    "bm25f": _bm25f,
-}

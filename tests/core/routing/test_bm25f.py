@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
 from skills_lsp.core.routing import bm25f
-from skills_lsp.core.routing.bm25f import Bm25fParameters, Bm25fSearch, bm25f_for, stem, terms
+from skills_lsp.core.routing.bm25f import Bm25fParameters, Bm25fSearch, bm25f_for, terms
 from skills_lsp.core.routing.evaluation import auroc, evaluate
 from skills_lsp.core.routing.queries import QueryCase
 from skills_lsp.core.routing.scorer import DEFAULT_MIN_SCORE, SelectionPolicy, select_skills
+from skills_lsp.core.routing.terms import stem
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 WORDS = SCORING_WORDS

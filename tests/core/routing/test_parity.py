@@ -38,7 +38,8 @@ from skills_lsp import (
     parse_instruction_markdown,
     select_skills,
 )
-from skills_lsp.core.routing.lexical import f32, f32_bits, select_skills_plain
+from skills_lsp.core.routing.lexical import f32, select_skills_plain
+from skills_lsp.core.routing.tokens import f32_bits
 
 EXPECTED_FILE = PARITY / "expected.json"
 pytestmark = needs_parity
