@@ -24,6 +24,7 @@ without a rebuild, and the BM25F sum is computed with numpy at query time.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import pickle
@@ -617,12 +618,16 @@ def _part_postings(texts: Sequence[str], first_slot: int) -> _Postings:
     cursor = indptr[:-1].copy()
     while parts:
         term_rows, slots, counts = parts.pop(0)
-        first = np.searchsorted(term_rows, term_rows)  # each entry's term's first entry here
-        at = cursor[term_rows] + (np.arange(len(term_rows)) - first)
+        if not len(term_rows):
+            continue
+        # The chunk's entries come in runs of one term each: a run goes where its term's cursor is.
+        runs = np.flatnonzero(np.concatenate(([True], term_rows[1:] != term_rows[:-1])))
+        run_terms, run_lengths = term_rows[runs], np.diff(np.append(runs, len(term_rows)))
+        at = np.repeat(cursor[run_terms] - runs, run_lengths) + np.arange(len(term_rows))
         slots_out[at] = slots + first_slot
         for f in range(n_fields):  # one field at a time: numpy scatters a row faster than a block
             counts_out[f, at] = counts[f]
-        cursor += np.bincount(term_rows, minlength=len(vocabulary))
+        cursor[run_terms] += run_lengths
     return _Postings(list(vocabulary), indptr, slots_out, counts_out, lengths)
 
 
@@ -709,6 +714,18 @@ def _bulk_postings(texts: Sequence[str], jobs: int = 1) -> _Postings:
     for array. Not where fork does not exist, for fewer than _MIN_DOCS_PER_JOB documents a
     process, or when this process runs other threads (a fork copies only the calling thread, and
     a lock another one holds would stay held in the child): then in this process alone."""
+    # No garbage collection meanwhile: the build makes few cycles, and a full collection would
+    # walk every object of a large index, each page it writes to copied after a fork.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _postings_in_runs(texts, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _postings_in_runs(texts: Sequence[str], jobs: int) -> _Postings:
     n_fields = len(FIELDS)
     n = len(texts) // n_fields
     jobs = min(jobs, n // _MIN_DOCS_PER_JOB)
