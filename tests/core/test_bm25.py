@@ -281,12 +281,11 @@ def test_a_bulk_build_over_several_processes_is_the_same_array_for_array(entries
     """Runs of documents built in forked processes and joined give the very postings, lengths and
     vocabulary order of one process (and of adding the documents one by one, above)."""
     docs = list(SkillIndex([doc(i, f"n{i}", d, body, (tag,)) for i, (d, body, tag) in enumerate(entries)]))
-    texts = [bm25f._field_text(d, f) for d in docs for f in bm25f.FIELDS]
     original = bm25f._CHUNK, bm25f._MIN_DOCS_PER_JOB
     bm25f._CHUNK, bm25f._MIN_DOCS_PER_JOB = chunk, 1
     try:
-        alone = bm25f._bulk_postings(texts, 1)
-        shared = bm25f._bulk_postings(texts, jobs)
+        alone = bm25f._bulk_postings(docs, 1)
+        shared = bm25f._bulk_postings(docs, jobs)
         search = Bm25fSearch(SkillIndex(docs), jobs=jobs)
     finally:
         bm25f._CHUNK, bm25f._MIN_DOCS_PER_JOB = original

@@ -598,16 +598,17 @@ class _Postings:
     processes: int = 1  # how many built them
 
 
-def _part_postings(texts: Sequence[str], first_slot: int) -> _Postings:
-    """The postings of the documents whose field texts these are, slots from `first_slot` on, in
-    chunks of documents (they bound the intermediate arrays), one vocabulary over all of them."""
+def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Postings:
+    """The postings of `docs`, slots from `first_slot` on, in chunks of documents (they bound the
+    intermediate arrays, and the bodies read at once: a stored document's is read from its file
+    each time), one vocabulary over all of them."""
     n_fields = len(FIELDS)
-    n = len(texts) // n_fields
+    n = len(docs)
     build = _BuildTerms()
     parts = []
     lengths = np.zeros((n, n_fields), np.float64)
     for start in range(0, n, _CHUNK):
-        chunk = texts[start * n_fields : (start + _CHUNK) * n_fields]
+        chunk = [_field_text(d, f) for d in docs[start : start + _CHUNK] for f in FIELDS]
         parts.append(_chunk_postings(chunk, start, build, lengths))
     vocabulary = build.vocabulary
     # Counting sort into the final arrays: a term's postings are its postings of each chunk
@@ -710,48 +711,40 @@ def _forked(work: Callable[[], _Postings]) -> Callable[[], _Postings | None]:
     return result
 
 
-def _bulk_postings(texts: Sequence[str], jobs: int = 1) -> _Postings:
-    """The postings of the documents whose field texts these are (FIELDS of each in turn), with
-    the same counts, lengths, slot order and vocabulary order as adding them one by one.
+def _bulk_postings(docs: Sequence[SkillDocument], jobs: int = 1) -> _Postings:
+    """The postings of `docs`, with the same counts, lengths, slot order and vocabulary order as
+    adding them one by one.
 
-    With `jobs` > 1, consecutive runs of documents of about the same size of text are built in
-    forked processes (the first in this one) and joined in order: the result is the same, array
-    for array. Not where fork does not exist, for fewer than _MIN_DOCS_PER_JOB documents a
-    process, or when this process runs other threads (a fork copies only the calling thread, and
-    a lock another one holds would stay held in the child): then in this process alone."""
+    With `jobs` > 1, consecutive runs of as many documents each are built in forked processes
+    (the first in this one) and joined in order: the result is the same, array for array. Not
+    where fork does not exist, for fewer than _MIN_DOCS_PER_JOB documents a process, or when this
+    process runs other threads (a fork copies only the calling thread, and a lock another one
+    holds would stay held in the child): then in this process alone."""
     # No garbage collection meanwhile: the build makes few cycles, and a full collection would
     # walk every object of a large index, each page it writes to copied after a fork.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _postings_in_runs(texts, jobs)
+        return _postings_in_runs(docs, jobs)
     finally:
         if collecting:
             gc.enable()
 
 
-def _postings_in_runs(texts: Sequence[str], jobs: int) -> _Postings:
-    n_fields = len(FIELDS)
-    n = len(texts) // n_fields
+def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
+    n = len(docs)
     jobs = min(jobs, n // _MIN_DOCS_PER_JOB)
     threading = sys.modules.get("threading")
     if jobs <= 1 or not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
-        return _part_postings(texts, 0)
-    sizes = np.fromiter(map(len, texts), np.int64, len(texts)).reshape(n, n_fields).sum(axis=1)
-    # Runs of about the same size of text, each of one document at least.
-    bounds = np.searchsorted(np.cumsum(sizes), np.arange(jobs + 1) * (int(sizes.sum()) / jobs), "right")
-    bounds[0], bounds[-1] = 0, n
-    for k in range(1, jobs):
-        bounds[k] = min(max(bounds[k], bounds[k - 1] + 1), n - (jobs - k))
-    runs = list(pairwise(bounds.tolist()))
-    waiting = [
-        (a, b, _forked(partial(_part_postings, texts[a * n_fields : b * n_fields], a))) for a, b in runs[1:]
-    ]
-    parts = [_part_postings(texts[: runs[0][1] * n_fields], 0)]
+        return _part_postings(docs, 0)
+    bounds = [n * k // jobs for k in range(jobs + 1)]
+    _field_text(docs[0], "body")  # a stored body read once before the fork: the store's table too
+    waiting = [(a, b, _forked(partial(_part_postings, docs[a:b], a))) for a, b in pairwise(bounds[1:])]
+    parts = [_part_postings(docs[: bounds[1]], 0)]
     for a, b, result in waiting:
         part = result()
         if part is None:  # the child failed: built here instead
-            part = _part_postings(texts[a * n_fields : b * n_fields], a)
+            part = _part_postings(docs[a:b], a)
             part.processes = 0
         parts.append(part)
     return _joined(parts)
@@ -989,7 +982,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         slot order and vocabulary order as adding them one by one (`_bulk_postings`)."""
         for doc in docs:
             self._claim(doc)
-        built = _bulk_postings([_field_text(d, f) for d in docs for f in FIELDS], self.jobs)
+        built = _bulk_postings(docs, self.jobs)
         self._vocabulary = {word: row for row, word in enumerate(built.vocabulary)}
         self._base_slots = built.slots
         self._base_counts = built.counts
