@@ -298,3 +298,10 @@ def test_a_bulk_build_over_several_processes_is_the_same_array_for_array(entries
     assert np.array_equal(search._base_slots, alone.slots) and np.array_equal(
         search._base_counts, alone.counts
     )
+
+
+def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    for cpus, load, jobs in [(2, 0.2, 2), (2, 1.0, 2), (2, 1.7, 1), (2, 5.0, 1), (8, 0.0, 4), (1, 0.0, 1)]:
+        monkeypatch.setattr(bm25f.os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
+        monkeypatch.setattr(bm25f.os, "getloadavg", lambda load=load: (load, load, load))
+        assert bm25f._default_jobs() == jobs, (cpus, load)
