@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -305,3 +308,44 @@ def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch)
         monkeypatch.setattr(bm25f.os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
         monkeypatch.setattr(bm25f.os, "getloadavg", lambda load=load: (load, load, load))
         assert bm25f._default_jobs() == jobs, (cpus, load)
+
+
+def test_a_failed_child_is_built_again_here_and_a_failure_here_leaves_no_child(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    docs = list(SkillIndex([doc(i, f"n{i}", f"pdf form {i}", "invoices and notes " * i) for i in range(6)]))
+    monkeypatch.setattr(bm25f, "_MIN_DOCS_PER_JOB", 1)
+    alone = bm25f._bulk_postings(docs, 1)
+    parent, build = os.getpid(), bm25f._part_postings
+    forked: list[int] = []
+    fork = os.fork
+
+    def recorded_fork() -> int:
+        pid = fork()
+        forked.append(pid)
+        return pid
+
+    def failing_in_children(part_docs, first_slot):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            raise RuntimeError("a child that fails")
+        return build(part_docs, first_slot)
+
+    monkeypatch.setattr(bm25f.os, "fork", recorded_fork)
+    monkeypatch.setattr(bm25f, "_part_postings", failing_in_children)
+    again = bm25f._bulk_postings(docs, 3)
+    assert again.processes == 1 and again.vocabulary == alone.vocabulary and len(forked) == 2
+    for name in ("indptr", "slots", "counts", "lengths"):
+        assert np.array_equal(getattr(again, name), getattr(alone, name)), name
+
+    def failing_here(part_docs, first_slot):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            raise RuntimeError("this process fails")
+        time.sleep(30)  # a child still at work: stopped, not waited for
+        return build(part_docs, first_slot)
+
+    forked.clear()
+    monkeypatch.setattr(bm25f, "_part_postings", failing_here)
+    started = time.perf_counter()
+    with pytest.raises(RuntimeError, match="this process fails"):
+        bm25f._bulk_postings(docs, 2)
+    assert time.perf_counter() - started < 10 and len(forked) == 1
+    with pytest.raises(ChildProcessError):  # already reaped: no child left behind
+        os.waitpid(forked[0], os.WNOHANG)

@@ -29,6 +29,7 @@ import math
 import os
 import pickle
 import re
+import signal
 import sys
 from array import array
 from collections import Counter
@@ -685,16 +686,17 @@ def _default_jobs() -> int:
     return max(1, min(cpus, _MAX_JOBS, 1 + math.floor(idle + 0.5)))
 
 
-def _forked(work: Callable[[], _Postings]) -> Callable[[], _Postings | None]:
-    """`work()` started in a forked child process; the function returned waits for its result
-    (None if the child failed). Fork: the child starts with the texts already in memory."""
+def _forked(work: Callable[[], _Postings]) -> Callable[[bool], _Postings | None]:
+    """`work()` started in a forked child process (it starts with the documents in memory). The
+    function returned waits for its result, None if the child failed; or, given False, stops the
+    child and returns None at once (the build failed here: no child is left running)."""
     read, write = os.pipe()
     try:
         pid = os.fork()
     except OSError:  # no process to be had (a limit): the caller builds it itself
         os.close(read)
         os.close(write)
-        return lambda: None
+        return lambda wanted: None
     if pid == 0:  # pragma: no cover - the child, which never returns (coverage does not see it)
         status = 1
         try:
@@ -706,7 +708,12 @@ def _forked(work: Callable[[], _Postings]) -> Callable[[], _Postings | None]:
             os._exit(status)
     os.close(write)
 
-    def result() -> _Postings | None:
+    def result(wanted: bool) -> _Postings | None:
+        if not wanted:
+            os.kill(pid, signal.SIGKILL)
+            os.close(read)
+            os.waitpid(pid, 0)
+            return None
         with os.fdopen(read, "rb") as received:
             data = received.read()
         _, status = os.waitpid(pid, 0)
@@ -747,9 +754,14 @@ def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
     bounds = [n * k // jobs for k in range(jobs + 1)]
     _field_text(docs[0], "body")  # a stored body read once before the fork: the store's table too
     waiting = [(a, b, _forked(partial(_part_postings, docs[a:b], a))) for a, b in pairwise(bounds[1:])]
-    parts = [_part_postings(docs[: bounds[1]], 0)]
+    try:
+        parts = [_part_postings(docs[: bounds[1]], 0)]
+    except BaseException:
+        for _, _, result in waiting:
+            result(False)
+        raise
     for a, b, result in waiting:
-        part = result()
+        part = result(True)
         if part is None:  # the child failed: built here instead
             part = _part_postings(docs[a:b], a)
             part.processes = 0
