@@ -346,10 +346,10 @@ def _tokens(texts: Sequence[str]) -> _Tokens:
     encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
     text_starts = np.zeros(len(encoded) + 1, np.int64)  # each text's leading space in `data`
     np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1, out=text_starts[1:])
-    joined = (b" " + b" ".join(encoded) + b" " * (_FAST_LENGTH + 4)).translate(_ASCII_FOLD)
+    # A space before each text and after it, and room for a 16-byte key past the last token.
+    joined = b" ".join([b"", *encoded, b" " * (_FAST_LENGTH + 3)]).translate(_ASCII_FOLD)
     del encoded
     data = np.frombuffer(joined, np.uint8).copy()
-    del joined
     cjk = _blank_separators(data)
     word = data != _SPACE
     # Token edges: where word bytes start or stop, and either side of each CJK character (a CJK
@@ -379,7 +379,7 @@ def _tokens(texts: Sequence[str]) -> _Tokens:
     high[longer] = windows[starts[longer] + 8] & _LOW_BYTES[np.minimum(sizes[longer] - 8, 8)]
     is_slow = (sizes > _FAST_LENGTH) | ((((low | high) & _HIGH_BITS) != 0) & ~is_cjk)
     fast, slow = np.flatnonzero(~is_slow), np.flatnonzero(is_slow)
-    folded = data.tobytes()
+    folded = joined  # a token's bytes are the same before separators were blanked
     slow_bytes = list(map(folded.__getitem__, map(slice, starts[slow].tolist(), ends[slow].tolist())))
     return _Tokens(
         folded, starts, ends, fast, low[fast], high[fast], text_of[fast], slow, text_of[slow], slow_bytes
