@@ -327,7 +327,7 @@ class _Tokens:
     token (ASCII letters, digits and joining apostrophes, up to 16 bytes: nearly all of them) is
     two integers that spell it exactly; the others are kept as bytes, for the regex."""
 
-    folded: bytes  # the texts' UTF-8, ASCII letters lower-cased, separators blanked
+    folded: bytes  # the texts' UTF-8, ASCII letters lower-cased: a token's bytes here spell its word
     starts: np.ndarray[Any, np.dtype[np.int64]]  # each token's first byte in `folded`
     ends: np.ndarray[Any, np.dtype[np.int64]]  # and the byte after its last
     fast: np.ndarray[Any, np.dtype[np.int64]]  # the fast tokens' numbers
@@ -387,7 +387,7 @@ def _tokens(texts: Sequence[str]) -> _Tokens:
 
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of key x this
-_MIXER = np.uint64(0xC2B2AE3D27D4EB4F)
+_MIXER = np.uint64(0xC2B2AE3D27D4EB4F)  # the high key, mixed into the low one first
 
 
 class _FastWords:
@@ -746,6 +746,7 @@ def _bulk_postings(docs: Sequence[SkillDocument], jobs: int = 1) -> _Postings:
 
 
 def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
+    """`_bulk_postings`, the collector off."""
     n = len(docs)
     jobs = min(jobs, n // _MIN_DOCS_PER_JOB)
     threading = sys.modules.get("threading")
