@@ -303,6 +303,13 @@ def test_a_bulk_build_over_several_processes_is_the_same_array_for_array(entries
     )
 
 
+def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    for cpus, load, jobs in [(2, 0.2, 2), (2, 1.0, 2), (2, 1.7, 1), (2, 5.0, 1), (8, 0.0, 4), (1, 0.0, 1)]:
+        monkeypatch.setattr(bm25f.os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
+        monkeypatch.setattr(bm25f.os, "getloadavg", lambda load=load: (load, load, load))
+        assert bm25f._default_jobs() == jobs, (cpus, load)
+
+
 def test_a_failed_child_is_built_again_here_and_a_failure_here_leaves_no_child(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     docs = list(SkillIndex([doc(i, f"n{i}", f"pdf form {i}", "invoices and notes " * i) for i in range(6)]))
     monkeypatch.setattr(bm25f, "_MIN_DOCS_PER_JOB", 1)

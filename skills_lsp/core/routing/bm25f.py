@@ -670,6 +670,22 @@ def _joined(parts: list[_Postings]) -> _Postings:
     return _Postings(list(vocabulary), indptr, slots, counts, lengths, sum(p.processes for p in parts))
 
 
+def _default_jobs() -> int:
+    """The CPUs this process may run on that the last minute left idle, counting this process's
+    own, up to _MAX_JOBS. A second process pays only on an idle CPU: at 16,000 skills on 2 CPUs,
+    2.7 s wall with 2 against 3.4-4 s with 1 on a quiet machine, but 11.5 s against 8.9 s under a
+    load average of 5, and 5.0-5.3 s against 3.7-4.7 s at 1.6-1.9 (the build's own included)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    try:
+        idle = cpus - os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - no load average (Windows)
+        idle = cpus - 1.0
+    return max(1, min(cpus, _MAX_JOBS, 1 + math.floor(idle + 0.5)))
+
+
 def _forked(work: Callable[[], _Postings]) -> Callable[[bool], _Postings | None]:
     """`work()` started in a forked child process (it starts with the documents in memory). The
     function returned waits for its result, None if the child failed; or, given False, stops the
@@ -790,6 +806,7 @@ TERMS_VERSION = 1  # bumped whenever `terms` splits text differently (saved post
 SAVED_FILE = "index-bm25f.bin"  # the postings of the last bulk build, in the index's cache folder
 _MAX_COUNT = 65535
 _CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arrays)
+_MAX_JOBS = 4  # processes a bulk build uses at most
 _MIN_DOCS_PER_JOB = 2000  # below this a forked process costs more than it saves
 _ADDED_COUNTS = 64  # slots added one by one whose own counts are kept (an editor's open files)
 
@@ -939,10 +956,10 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
     def __init__(
         self, index: SkillIndex, parameters: Bm25fParameters | None = None, jobs: int | None = None
     ) -> None:
-        """`jobs`: processes a bulk build may use (`_bulk_postings`). One by default: on this
-        project's 2-CPU machine a second one never paid (benchmarks/README.md, branch bm4)."""
+        """`jobs`: processes a bulk build may use (default: the idle CPUs when it starts, see
+        `_default_jobs`)."""
         self.p = parameters or Bm25fParameters()
-        self.jobs = jobs if jobs is not None else 1
+        self.jobs = jobs
         super().__init__(index)
 
     def _reset(self) -> None:
@@ -986,7 +1003,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         slot order and vocabulary order as adding them one by one (`_bulk_postings`)."""
         for doc in docs:
             self._claim(doc)
-        built = _bulk_postings(docs, self.jobs)
+        built = _bulk_postings(docs, self.jobs if self.jobs is not None else _default_jobs())
         self._vocabulary = {word: row for row, word in enumerate(built.vocabulary)}
         self._base_slots = built.slots
         self._base_counts = built.counts
