@@ -673,8 +673,8 @@ def _joined(parts: list[_Postings]) -> _Postings:
 def _default_jobs() -> int:
     """The CPUs this process may run on that the last minute left idle, counting this process's
     own, up to _MAX_JOBS. A second process pays only on an idle CPU: at 16,000 skills on 2 CPUs,
-    2.7 s wall with 2 against 3.4-4 s with 1 on a quiet machine, but 11.5 s against 8.9 s under a
-    load average of 5, and 5.0-5.3 s against 3.7-4.7 s at 1.6-1.9 (the build's own included)."""
+    2.75-2.92 s wall with 2 against 4.09-4.24 s with 1 on a quiet machine, but 11.5 s against 8.9 s
+    under a load average of 5, and 5.0-5.3 s against 3.7-4.7 s at 1.6-1.9 (the build's own included)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
