@@ -8,11 +8,14 @@ Usage::
 Each run is a fresh process (``--child``) that loads the tree's skill index through the persistent
 store (the store is filled once, untimed, in a cache folder of its own), reads every body, then
 times ``Bm25fSearch(index)`` with no cache folder: the bulk build itself, never a saved one. It
-reports the build's CPU and wall seconds and how much it raised the process's peak RSS (``VmHWM``)
-over the loaded documents. With ``--baseline`` the two checkouts alternate (baseline, this one,
+reports the build's wall seconds, its CPU seconds (its own and those of the processes it forked,
+``children_cpu_s`` apart), the one-minute load average when it started, and how much it raised
+this process's peak RSS (``VmHWM``) over the loaded documents. ``--jobs N`` sets how many
+processes this checkout's build may use (``Bm25fSearch(index, jobs=N)``; the baseline's build
+keeps its own default). With ``--baseline`` the two checkouts alternate (baseline, this one,
 baseline, ...), so that both see the same load on a shared machine; each one's postings are
-summarised by a digest (vocabulary, postings, lengths), and the digests must agree. Target (issue
-14): 2 s at 15,000 skills. Prints medians and ranges; exits 1 when the digests differ.
+summarised by a digest (vocabulary and its order, postings, lengths), and the digests must agree.
+Target (issue 14): 2 s at 15,000 skills. Prints medians and ranges; exits 1 when the digests differ.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def _memory() -> dict[str, int]:
     return found
 
 
-def child(workspace: Path, cache: Path) -> dict[str, Any]:
+def child(workspace: Path, cache: Path, jobs: int | None) -> dict[str, Any]:
     """One timed build in this process (the checkout on sys.path is the one measured)."""
     import numpy as np
 
@@ -55,10 +58,13 @@ def child(workspace: Path, cache: Path) -> dict[str, Any]:
     for doc in index:
         _ = doc.body
     before = _memory()
-    cpu, wall = time.process_time(), time.perf_counter()
-    search = Bm25fSearch(index)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    load = os.getloadavg()[0]
+    times, wall = os.times(), time.perf_counter()
+    search = Bm25fSearch(index) if jobs is None else Bm25fSearch(index, jobs=jobs)
+    done, wall = os.times(), time.perf_counter() - wall
     after = _memory()
+    own = done.user + done.system - times.user - times.system
+    children = done.children_user + done.children_system - times.children_user - times.children_system
     digest = hashlib.sha256()
     for word, row in sorted(search._vocabulary.items()):
         start, end = int(search._indptr[row]), int(search._indptr[row + 1])
@@ -67,18 +73,23 @@ def child(workspace: Path, cache: Path) -> dict[str, Any]:
         digest.update(np.ascontiguousarray(search._base_counts[:, start:end]).tobytes())
     for lengths in search._lengths:
         digest.update(bytes(lengths))
+    digest.update("\0".join(search._vocabulary).encode("utf-8", "surrogatepass"))  # its order too
     return {
         "skills": len(index),
-        "cpu_s": round(cpu, 3),
+        "cpu_s": round(own + children, 3),
+        "children_cpu_s": round(children, 3),
         "wall_s": round(wall, 3),
+        "load_1min": round(load, 2),
         "peak_rss_rise_mib": round((after["VmHWM"] - before["VmRSS"]) / 1024, 1),
         "digest": digest.hexdigest(),
     }
 
 
-def run(checkout: Path, workspace: Path, cache: Path) -> dict[str, Any]:
+def run(checkout: Path, workspace: Path, cache: Path, jobs: int | None = None) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--workspace", str(workspace)]
+    if jobs is not None:
+        command += ["--jobs", str(jobs)]
     done = subprocess.run([*command, "--cache", str(cache)], env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"the run with {checkout} failed:\n{done.stderr}")
@@ -88,7 +99,7 @@ def run(checkout: Path, workspace: Path, cache: Path) -> dict[str, Any]:
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": len(runs), "skills": runs[0]["skills"]}
-    for key in ("cpu_s", "wall_s", "peak_rss_rise_mib"):
+    for key in ("cpu_s", "children_cpu_s", "wall_s", "peak_rss_rise_mib", "load_1min"):
         values = [r[key] for r in runs]
         out[key] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
     return out
@@ -99,11 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", type=Path, required=True, help="the tree to index")
     parser.add_argument("--baseline", type=Path, help="another checkout of skills-lsp to compare with")
     parser.add_argument("--repeats", type=int, default=3, help="timed builds of each checkout (3)")
+    parser.add_argument(
+        "--jobs", type=int, help="processes this checkout's build may use (default: its own default)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.workspace, args.cache)))
+        print(json.dumps(child(args.workspace, args.cache, args.jobs)))
         return 0
     checkouts = {"this checkout": REPO}
     if args.baseline is not None:
@@ -113,16 +127,20 @@ def main(argv: list[str] | None = None) -> int:
         for number in range(args.repeats):
             for name, checkout in checkouts.items():
                 # One store per checkout: filled by its first run, before that run's timing starts.
-                result = run(checkout, args.workspace.resolve(), Path(caches) / name.replace(" ", "-"))
+                cache = Path(caches) / name.replace(" ", "-")
+                jobs = args.jobs if name == "this checkout" else None  # a baseline may not take jobs
+                result = run(checkout, args.workspace.resolve(), cache, jobs)
                 print(f"{name}, run {number + 1}: {json.dumps(result)}", file=sys.stderr)
                 results[name].append(result)
     report = {name: summary(runs) for name, runs in results.items()}
     print(json.dumps(report, indent=2))
-    this = report["this checkout"]["cpu_s"]["median"]
-    print(f"bm25f build, this checkout: {this:.2f} s CPU (median; target {TARGET_S:.0f} s)")
+    this, this_wall = (report["this checkout"][key]["median"] for key in ("cpu_s", "wall_s"))
+    print(f"bm25f build, this checkout: {this_wall:.2f} s wall, {this:.2f} s CPU (medians)")
+    print(f"target: {TARGET_S:.0f} s")
     if "baseline" in report:
-        base = report["baseline"]["cpu_s"]["median"]
-        print(f"baseline: {base:.2f} s CPU; this / baseline = {this / base:.2f}")
+        base, base_wall = (report["baseline"][key]["median"] for key in ("cpu_s", "wall_s"))
+        print(f"baseline: {base_wall:.2f} s wall, {base:.2f} s CPU")
+        print(f"this / baseline: {this_wall / base_wall:.2f} wall, {this / base:.2f} CPU")
         digests = {r["digest"] for runs in results.values() for r in runs}
         if len(digests) != 1:
             print("the two checkouts built different postings", file=sys.stderr)

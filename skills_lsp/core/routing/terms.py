@@ -168,14 +168,16 @@ STOP_WORDS = frozenset(
 # Runs of letters and digits, joined across an apostrophe (`don't`); written as runs, not one
 # character at a time, because this regex is most of the cost of indexing a large workspace.
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xAC00, 0xD7AF))
+_CJK = "[" + "".join(f"\\u{lowest:04x}-\\u{highest:04x}" for lowest, highest in CJK_RANGES) + "]"
 
 
 @cache
-def cjk() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A CJK character, and the same as a splitting group: compiled when first needed (these
-    classes take about 20 ms to compile, and a warm `select` of most requests meets none)."""
-    return re.compile(_CJK), re.compile(f"({_CJK})")
+def cjk() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A CJK character, the same as a splitting group, and a run of them: compiled when first
+    needed (these classes take about 20 ms to compile, and a warm `select` of most requests meets
+    none)."""
+    return re.compile(_CJK), re.compile(f"({_CJK})"), re.compile(f"{_CJK}+")
 
 
 def stem(word: str) -> str:
@@ -183,19 +185,22 @@ def stem(word: str) -> str:
     `invoices`; `change`, `changed`, `changing`; `plan`, `planned`. Short words stay."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
-    if word.endswith("ies") and len(word) >= 5:
-        word = word[:-3] + "y"
-    elif word.endswith("sses") or (word.endswith(("xes", "ches", "shes", "zes")) and len(word) >= 5):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) >= 4:
-        word = word[:-1]
-    for suffix, minimum in (("ing", 6), ("edly", 7), ("ed", 5), ("ly", 5)):
-        if word.endswith(suffix) and len(word) >= minimum:
-            word = word[: -len(suffix)]
-            if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # running -> run, planned -> plan
-            break
-    if word.endswith("e") and len(word) >= 5:
+    # Each rule is looked at only when the last letter allows it: a bulk build stems every word.
+    if word[-1] == "s":
+        if word.endswith("ies") and len(word) >= 5:
+            word = word[:-3] + "y"
+        elif word.endswith("sses") or (word.endswith(("xes", "ches", "shes", "zes")) and len(word) >= 5):
+            word = word[:-2]
+        elif not word.endswith(("ss", "us", "is")) and len(word) >= 4:
+            word = word[:-1]
+    if word[-1] in "gdy":
+        for suffix, minimum in (("ing", 6), ("edly", 7), ("ed", 5), ("ly", 5)):
+            if word.endswith(suffix) and len(word) >= minimum:
+                word = word[: -len(suffix)]
+                if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":
+                    word = word[:-1]  # running -> run, planned -> plan
+                break
+    if word[-1] == "e" and len(word) >= 5:
         word = word[:-1]
     return word
 
@@ -204,13 +209,16 @@ def stem(word: str) -> str:
 def word_terms(word: str) -> tuple[str, ...]:
     """One case-folded word as bm25f terms (cached: skill text repeats its words a great deal)."""
     if not word.isascii() and cjk()[0].search(word):
-        single, split = cjk()
+        _, cjk_split, cjk_run = cjk()
         # Each CJK character is a term; Latin runs inside (`审计Docker镜像`) are words again.
+        if cjk_run.fullmatch(word):
+            return tuple(word)
+        pieces = cjk_split.split(word)  # CJK characters at odd places, what is between them at even
         return tuple(
             term
-            for piece in split.split(word)
+            for i, piece in enumerate(pieces)
             if piece
-            for term in ((piece,) if single.fullmatch(piece) else word_terms(piece))
+            for term in ((piece,) if i % 2 else word_terms(piece))
         )
     word = word.replace("'", "")
     if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):

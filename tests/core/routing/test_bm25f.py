@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 from documents import SCORING_WORDS, numbered_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -212,16 +215,17 @@ def test_scores_of_a_few_slots_are_every_slots_scores_bit_for_bit() -> None:
 
 
 # Text that exercises every path of the bulk build's word splitting: ASCII words of every length
-# around its 8- and 16-byte keys, stop words, apostrophes (ASCII and typographic, joining or not),
-# accented, Cyrillic and CJK letters, characters whose case-folding changes their length (ß, ﬁ, İ),
-# separators outside ASCII (dashes, arrows, box drawing, emoji), combining marks, a lone surrogate,
-# underscores and digits.
+# around its 8- and 16-byte keys, stop words, apostrophes (ASCII and typographic, joining or not,
+# beside CJK characters too), accented, Cyrillic and CJK letters (with CJK punctuation and marks),
+# characters whose case-folding changes their length (ß, ﬁ, İ), separators outside ASCII (dashes,
+# arrows, box drawing, emoji), combining marks, a lone surrogate, underscores and digits.
 MESSY_PIECES = [
     *SCORING_WORDS[:20],
     "the", "a", "I", "x", "7", "don't", "Don’t", "can't", "it's", "'quoted'", "a''b", "rock'n'roll",
     "’", "'", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq",
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "Café", "naïve", "ÉTÉ", "Straße", "ﬁle", "İstanbul",
-    "привет", "Мир", "数据库", "审计Docker镜像", "テスト",
+    "привет", "Мир", "数据库", "审计Docker镜像", "テスト", "审'", "'计", "x'数", "한국어", "豈", "ー", "・",
+    "゛",
     "—", "–", "→", "│", "├──", "✅", "🚀", "：", "。", "，", "\u0345", "\u0307", "\ud800", "e\u0301",
     "snake_case", "kebab-case", "v1.2.3", "x86_64", "…", "“smart”", "\u00a0", "\t", "\n", " ", "",
     "__", "1st",
@@ -232,18 +236,22 @@ messy = st.lists(st.sampled_from(MESSY_PIECES), max_size=30).map(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(messy | st.text(max_size=40), min_size=1, max_size=8))
-def test_bulk_word_counts_give_the_terms_of_each_text(texts: list[str]) -> None:
-    """The bulk build's word counting (numpy on UTF-8 bytes, the regex for the rest) gives each
-    text exactly the terms `terms` gives it, and the terms in the same order of first appearance."""
-    distinct, text_of, word_of, counts = bm25f._word_counts(texts)
-    found: list[Counter[str]] = [Counter() for _ in texts]
-    for t, w, c in zip(text_of.tolist(), word_of.tolist(), counts.tolist(), strict=True):
-        for term in bm25f._word_terms(distinct[w]):
-            found[t][term] += c
-    assert found == [Counter(terms(t)) for t in texts]
-    order = [term for word in distinct for term in bm25f._word_terms(word)]
-    assert list(dict.fromkeys(order)) == list(dict.fromkeys(term for t in texts for term in terms(t)))
+@given(st.lists(st.lists(messy | st.text(max_size=40), min_size=1, max_size=8), min_size=1, max_size=3))
+def test_bulk_term_counts_give_the_terms_of_each_text(batches: list[list[str]]) -> None:
+    """The bulk build's term counting (numpy on UTF-8 bytes, a hash table of the words seen, the
+    regex for tokens outside ASCII and CJK) gives each text exactly the terms `terms` gives it,
+    over batches that share one vocabulary, numbered in order of first appearance."""
+    build = bm25f._BuildTerms()
+    for texts in batches:
+        term_rows, text_of, counts = bm25f._term_counts(texts, build)
+        vocabulary = list(build.vocabulary)
+        found: list[Counter[str]] = [Counter() for _ in texts]
+        for row, t, c in zip(term_rows.tolist(), text_of.tolist(), counts.tolist(), strict=True):
+            found[t][vocabulary[row]] += c
+        assert found == [Counter(terms(t)) for t in texts]
+    every = [term for texts in batches for t in texts for term in terms(t)]
+    assert list(build.vocabulary) == list(dict.fromkeys(every))
+    assert list(build.vocabulary.values()) == list(range(len(build.vocabulary)))
 
 
 @settings(max_examples=40, deadline=None)
@@ -267,3 +275,78 @@ def test_bulk_build_equals_adding_one_by_one_on_random_texts(entries, chunk) -> 
         assert np.array_equal(slots, other_slots) and np.array_equal(counts, other_counts), word
     for query in [*MESSY_PIECES[:30], "café naïve", "数据库 docker"]:
         assert np.array_equal(bulk.scores(query), one_by_one.scores(query))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.lists(st.tuples(messy, messy, messy), min_size=2, max_size=12), st.integers(1, 3), st.integers(2, 3)
+)
+def test_a_bulk_build_over_several_processes_is_the_same_array_for_array(entries, chunk, jobs) -> None:  # type: ignore[no-untyped-def]
+    """Runs of documents built in forked processes and joined give the very postings, lengths and
+    vocabulary order of one process (and of adding the documents one by one, above)."""
+    docs = list(SkillIndex([doc(i, f"n{i}", d, body, (tag,)) for i, (d, body, tag) in enumerate(entries)]))
+    original = bm25f._CHUNK, bm25f._MIN_DOCS_PER_JOB
+    bm25f._CHUNK, bm25f._MIN_DOCS_PER_JOB = chunk, 1
+    try:
+        alone = bm25f._bulk_postings(docs, 1)
+        shared = bm25f._bulk_postings(docs, jobs)
+        search = Bm25fSearch(SkillIndex(docs), jobs=jobs)
+    finally:
+        bm25f._CHUNK, bm25f._MIN_DOCS_PER_JOB = original
+    assert alone.processes == 1 and shared.processes == min(jobs, len(docs))
+    assert shared.vocabulary == alone.vocabulary
+    for name in ("indptr", "slots", "counts", "lengths"):
+        assert np.array_equal(getattr(shared, name), getattr(alone, name)), name
+        assert getattr(shared, name).dtype == getattr(alone, name).dtype, name
+    assert list(search._vocabulary) == alone.vocabulary
+    assert np.array_equal(search._base_slots, alone.slots) and np.array_equal(
+        search._base_counts, alone.counts
+    )
+
+
+def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    for cpus, load, jobs in [(2, 0.2, 2), (2, 1.0, 2), (2, 1.7, 1), (2, 5.0, 1), (8, 0.0, 4), (1, 0.0, 1)]:
+        monkeypatch.setattr(bm25f.os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
+        monkeypatch.setattr(bm25f.os, "getloadavg", lambda load=load: (load, load, load))
+        assert bm25f._default_jobs() == jobs, (cpus, load)
+
+
+def test_a_failed_child_is_built_again_here_and_a_failure_here_leaves_no_child(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    docs = list(SkillIndex([doc(i, f"n{i}", f"pdf form {i}", "invoices and notes " * i) for i in range(6)]))
+    monkeypatch.setattr(bm25f, "_MIN_DOCS_PER_JOB", 1)
+    alone = bm25f._bulk_postings(docs, 1)
+    parent, build = os.getpid(), bm25f._part_postings
+    forked: list[int] = []
+    fork = os.fork
+
+    def recorded_fork() -> int:
+        pid = fork()
+        forked.append(pid)
+        return pid
+
+    def failing_in_children(part_docs, first_slot):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            raise RuntimeError("a child that fails")
+        return build(part_docs, first_slot)
+
+    monkeypatch.setattr(bm25f.os, "fork", recorded_fork)
+    monkeypatch.setattr(bm25f, "_part_postings", failing_in_children)
+    again = bm25f._bulk_postings(docs, 3)
+    assert again.processes == 1 and again.vocabulary == alone.vocabulary and len(forked) == 2
+    for name in ("indptr", "slots", "counts", "lengths"):
+        assert np.array_equal(getattr(again, name), getattr(alone, name)), name
+
+    def failing_here(part_docs, first_slot):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            raise RuntimeError("this process fails")
+        time.sleep(30)  # a child still at work: stopped, not waited for
+        return build(part_docs, first_slot)
+
+    forked.clear()
+    monkeypatch.setattr(bm25f, "_part_postings", failing_here)
+    started = time.perf_counter()
+    with pytest.raises(RuntimeError, match="this process fails"):
+        bm25f._bulk_postings(docs, 2)
+    assert time.perf_counter() - started < 10 and len(forked) == 1
+    with pytest.raises(ChildProcessError):  # already reaped: no child left behind
+        os.waitpid(forked[0], os.WNOHANG)
