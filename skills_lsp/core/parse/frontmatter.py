@@ -138,8 +138,7 @@ class Document:
     root: YamlNode | None = None  # the frontmatter's top node (a mapping when well formed)
     problems: list[Problem] = field(default_factory=list)
     # What later stages work out from the text alone, kept with it (markdown.find_references):
-    # a rule and the editor's links ask for the same references, and `check` hands one parse
-    # to every byte-identical copy of a file.
+    # the reference rules and the editor's links ask for the same references.
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property

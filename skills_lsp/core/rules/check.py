@@ -10,8 +10,6 @@ import hashlib
 import json
 import os
 import tempfile
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,45 +238,6 @@ def _exists(path: Path) -> bool:
     return True
 
 
-# Real workspaces mirror skills across runtimes' folders (`.claude/skills/`, `.agents/skills/`...):
-# 27% of the public corpus's skill files are byte-identical copies of another. The parse (and the
-# references found in it, kept on the Document) depends on the bytes alone, so copies share one.
-# check_paths checks files grouped by size, so copies meet within a few files of each other.
-_SHARED_PARSES: OrderedDict[bytes, Document] = OrderedDict()
-_SHARED_PARSES_KEPT = 32
-_SHARED_PARSE_MAX_BYTES = 256 * 1024  # larger files are rare; their bytes are not kept as keys
-_SHARED_PARSES_LOCK = threading.Lock()
-
-
-def _parse_shared(data: bytes) -> Document:
-    """parse_bytes(data), or the Document of the same bytes parsed a moment ago."""
-    if len(data) > _SHARED_PARSE_MAX_BYTES:
-        return parse_bytes(data)
-    with _SHARED_PARSES_LOCK:
-        doc = _SHARED_PARSES.get(data)
-        if doc is not None:
-            _SHARED_PARSES.move_to_end(data)
-            return doc
-    doc = parse_bytes(data)
-    with _SHARED_PARSES_LOCK:
-        _SHARED_PARSES[data] = doc
-        while len(_SHARED_PARSES) > _SHARED_PARSES_KEPT:
-            _SHARED_PARSES.popitem(last=False)
-    return doc
-
-
-def _size_groups(files: Sequence[SkillFile]) -> list[int]:
-    """Each file's size (0 when it cannot be read; check_file reports that): the groups
-    check_in_parallel keeps together, so byte-identical copies meet."""
-    sizes: list[int] = []
-    for item in files:
-        try:
-            sizes.append(os.stat(item.path).st_size)
-        except (OSError, ValueError):
-            sizes.append(0)
-    return sizes
-
-
 def check_file(
     item: SkillFile,
     config: Config,
@@ -356,7 +315,7 @@ def check_file(
         probes[_CONTENT_PROBE + str(p)] = hashlib.sha256(content).hexdigest()
         return content
 
-    doc = _parse_shared(data)
+    doc = parse_bytes(data)
     result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
@@ -506,8 +465,9 @@ def check_paths(
         checked = check_file(item, config, profile, cache, manifest)
         return checked, cache.entries.get(item.path) if cache is not None else None
 
-    checked_files = check_in_parallel(files, check_one, jobs, progress, groups=_size_groups(files))
-    for item, (checked, entry) in zip(files, checked_files, strict=True):
+    for item, (checked, entry) in zip(
+        files, check_in_parallel(files, check_one, jobs, progress), strict=True
+    ):
         result.findings.extend(checked.findings)
         result.cached += checked.cached
         named.append(checked.named)

@@ -1,10 +1,6 @@
-"""Checking files on several cores: chunks of the file list go to forked worker processes,
-which return each file's findings (and the cache entry they wrote); the results are put back in
-file order, so the output is the same, byte for byte, whatever the number of jobs.
-
-Files of one `group` (check.py: the same size, so every byte-identical copy of a file) go to the
-same chunk and are checked one after the other, so a worker can hand one parse to all copies.
-Groups are dealt to chunks by number, which spreads big and small files over every chunk.
+"""Checking files on several cores: contiguous chunks of the file list go to forked worker
+processes, which return each file's findings (and the cache entry they wrote); the results are
+put back in file order, so the output is the same, byte for byte, whatever the number of jobs.
 
 Fork, not spawn: a worker starts with the parent's config, manifest and loaded cache already in
 memory, and nothing has to be pickled on the way in. Where fork does not exist (Windows, macOS's
@@ -43,53 +39,32 @@ def _run_chunk(files: Sequence[SkillFile]) -> list[Any]:
     return [_check_one(item) for item in files]
 
 
-def _chunks(groups: Sequence[int], count: int) -> list[list[int]]:
-    """The positions of the files, in `count` chunks: a group's files in one chunk, together,
-    each chunk in group order (and file order within a group)."""
-    chunks: list[list[int]] = [[] for _ in range(count)]
-    for position in sorted(range(len(groups)), key=lambda i: (groups[i], i)):
-        chunks[groups[position] % count].append(position)
-    return [chunk for chunk in chunks if chunk]
-
-
 def check_in_parallel(
     files: Sequence[SkillFile],
     check_one: Callable[[SkillFile], FileResult],
     jobs: int,
     progress: Callable[[int, int], None] | None = None,
-    groups: Sequence[int] | None = None,
 ) -> list[FileResult]:
-    """`check_one` of every file, over up to `jobs` processes; the results in the order of
-    `files`. `groups` (one number a file, >= 0): files of a group are checked together."""
+    """`check_one` of every file, in the order of `files`, over up to `jobs` processes."""
     global _check_one
     jobs = min(jobs, len(files) // MIN_FILES_PER_JOB)
-    serial = jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods()
-    count = 1 if serial else jobs * CHUNKS_PER_JOB
-    chunks = _chunks(groups if groups is not None else [0] * len(files), count) if files else []
-    results: list[Any] = [None] * len(files)
-    done = 0
-
-    def collect(chunk: list[int], chunk_results: list[FileResult]) -> None:
-        nonlocal done
-        for position, result in zip(chunk, chunk_results, strict=True):
-            results[position] = result
-        done += len(chunk)
-        if progress is not None:
-            progress(done, len(files))
-
-    if serial:
-        for chunk in chunks:
-            for start in range(0, len(chunk), 200):  # progress every 200 files
-                part = chunk[start : start + 200]
-                collect(part, [check_one(files[i]) for i in part])
+    results: list[FileResult] = []
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for done, item in enumerate(files, 1):
+            results.append(check_one(item))
+            if progress is not None and (done % 200 == 0 or done == len(files)):
+                progress(done, len(files))
         return results
+    size = -(-len(files) // (jobs * CHUNKS_PER_JOB))
+    chunks = [files[i : i + size] for i in range(0, len(files), size)]
     _check_one = check_one
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            work = [[files[i] for i in chunk] for chunk in chunks]
-            for chunk, chunk_results in zip(chunks, pool.map(_run_chunk, work), strict=True):
-                collect(chunk, chunk_results)
+            for chunk_results in pool.map(_run_chunk, chunks):  # in chunk order
+                results.extend(chunk_results)
+                if progress is not None:
+                    progress(len(results), len(files))
         return results
     finally:
         _check_one = None

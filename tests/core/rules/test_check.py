@@ -1,16 +1,14 @@
-"""check_paths over a workspace of byte-identical copies: copies share one parse (and the
-references found in it), never findings that depend on where a copy is."""
+"""check_paths over a workspace of byte-identical copies, with one and two jobs: each copy gets
+the findings of checking it alone (the ones that depend on where it is included)."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from pathlib import Path
 
 import pytest
 from helpers import write
 
 from skills_lsp.core.model import Finding
-from skills_lsp.core.rules import check
 from skills_lsp.core.rules.check import DEFAULT_CONFIG, check_paths
 from skills_lsp.core.rules.validate import validate_file
 
@@ -30,18 +28,7 @@ def _own(findings: list[Finding]) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_copies_share_a_parse_but_not_their_findings(
-    tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    parsed: list[bytes] = []
-    real_parse = check.parse_bytes
-
-    def counted(data: bytes) -> object:
-        parsed.append(data)
-        return real_parse(data)
-
-    monkeypatch.setattr(check, "parse_bytes", counted)
-    monkeypatch.setattr(check, "_SHARED_PARSES", OrderedDict())  # nothing from earlier tests
+def test_copies_get_the_findings_of_each_alone(tmp_path: Path, jobs: int) -> None:
     for number in range(COPIES):
         for index, text in enumerate(TEXTS):
             # Every other copy has its references; every copy's folder name differs from `name`
@@ -58,8 +45,6 @@ def test_copies_share_a_parse_but_not_their_findings(
                 write(folder / "scripts" / "build.py", "print()\n")
     result = check_paths([tmp_path], config=DEFAULT_CONFIG, jobs=jobs)
     assert len(result.files) == COPIES * len(TEXTS)
-    if jobs == 1:  # in this process: one parse per text (the workers' parses are their own)
-        assert len(parsed) == len(TEXTS)
     alone = [f for item in result.files for f in validate_file(item.path, kind=item.kind)]
     assert _own(result.findings) == _own(alone)
     codes = {code for _, code, _ in _own(result.findings)}
