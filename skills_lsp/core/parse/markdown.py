@@ -540,7 +540,9 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
         if not (_may_refer(text, start, stop) or (definitions and text.find("[", start, stop) >= 0)):
             continue
         if high - low == 1:
-            pieces.append((first, text[start:stop]))
+            # With its line break: a backslash at the end of a piece's last line escapes it, as
+            # in one parse of the whole text (a definition's destination `x\\` takes the break).
+            pieces.append((first, text[start : stop + 1]))
         else:
             middle = (low + high) // 2
             stack += ((middle, high), (low, middle))

@@ -142,6 +142,7 @@ def _doc_body(lines: list[str]) -> str:
 @example(["text", "<!--", "", "scripts/after-a-paragraph.py", "-->", "", "scripts/out.py"])
 @example(["<!-- a -->", "- [ref]", "", "[ref]: scripts/r.py"])
 @example(["- a", "  <!--", "", "```", "scripts/in-code.py", "-->", "scripts/also-in-code.py", "```"])
+@example(["[ref]:", "**\\", "1. ```", "**[x][ref]"])  # a backslash escapes the piece's last line break
 def test_the_shortcuts_give_the_references_of_one_parse(lines: list[str]) -> None:
     doc = parse_text(HEAD + _doc_body(lines))
     assert find_references(doc) == _find_references(doc, split=False)

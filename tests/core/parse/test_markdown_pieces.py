@@ -143,8 +143,11 @@ def test_pieces_are_those_of_the_cuts_that_may_refer(lines: list[str]) -> None:
     count = text.count("\n") + 1
     cuts = _top_level_starts(lines[:count])
     bounds = [0, *cuts.starts, count]
+    # Each part with the line break after it (all but the text's last part).
     one_by_one = [
-        (first, "\n".join(lines[first:end])) for first, end in pairwise(bounds) if first not in cuts.code
+        (first, "\n".join(lines[first:end]) + ("\n" if end < count else ""))
+        for first, end in pairwise(bounds)
+        if first not in cuts.code
     ]
     definitions = "]:" in text
     assert _pieces(lines, text) == [
