@@ -129,7 +129,7 @@ def refresh_all(ls: SkillsLanguageServer, edited: str | None = None, pulled_only
     only a pulling client is asked (the caller publishes the others itself)."""
     if client_pulls(ls):
         if ls.capability("workspace.diagnostics.refresh_support", False):
-            ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
+            _pull_again_after_a_pause(ls)
         return
     if pulled_only:
         return
@@ -158,8 +158,13 @@ def quick_pull(ls: SkillsLanguageServer, uri: str) -> list[types.Diagnostic] | N
     snapshot = ls.snapshot(uri)
     if snapshot is None or snapshot.role is not FileRole.SKILL:
         return None
-    ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
+    _pull_again_after_a_pause(ls)
     return [to_diagnostic(ls, snapshot.lines, f) for f in snapshot.quick_findings(ls.state)]
+
+
+def _pull_again_after_a_pause(ls: SkillsLanguageServer) -> None:
+    """Ask a pulling client to pull every document again once typing pauses (REFRESH_SECONDS)."""
+    ls.later("diagnostic-refresh", REFRESH_SECONDS, lambda: ls.workspace_diagnostic_refresh(None))
 
 
 def register(server: SkillsLanguageServer) -> None:

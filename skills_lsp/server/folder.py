@@ -16,7 +16,7 @@ from typing import Any
 from skills_lsp.core.errors import ScorerUnavailable
 from skills_lsp.core.files.cache import find_config
 from skills_lsp.core.files.config import Config
-from skills_lsp.core.files.discovery import workspace_kind
+from skills_lsp.core.files.discovery import kind_of, workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.model import FileKind, Finding
@@ -69,12 +69,6 @@ class Role:
     # The same, quickly: rules that rank the buffer over the whole workspace (SK704) give their
     # last result instead of running again (None: `findings` is quick already).
     quick_findings: Callable[[Folder, Path, str, Document | None], list[Finding]] | None = None
-
-
-def served_kind(path: Path, root: Path) -> FileKind | None:
-    """The layout of a file of folder `root` that the server checks (the one `check` gives it),
-    or None for files it leaves alone."""
-    return workspace_kind(path, root)
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -281,9 +275,13 @@ class Folder:
             return FileRole.CONFIG
         if self.config.source is not None and same_file(path, self.config.source):
             return FileRole.CONFIG
-        if served_kind(path, self.root) is not None:
+        if workspace_kind(path, self.root) is not None:  # a file `check` checks
             return FileRole.SKILL
         return FileRole.OTHER
+
+    def kind(self, path: Path) -> FileKind:
+        """The layout of a file of this folder, as `check` gives it (else judged from its path)."""
+        return workspace_kind(path, self.root) or kind_of(path)
 
 
 def with_settings(config: Config, settings: dict[str, Any]) -> Config:

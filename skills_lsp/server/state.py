@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.memory import long_lived, trim_heap, unfreeze
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
 from skills_lsp.core.rules.validate import code_matches, resolve_profile
-from skills_lsp.server.folder import FileRole, Folder, LoadProgress, Outcome, load_folder, served_kind
+from skills_lsp.server.folder import FileRole, Folder, LoadProgress, Outcome, load_folder
 from skills_lsp.server.roles import ROLES
 
 QUERY_FAILURE_CODE = rule_named("failing-test-query").code  # SK702
@@ -84,7 +83,7 @@ class State:
         return role
 
     def profile_for(self, folder: Folder, path: Path) -> Profile:
-        return resolve_profile(path, served_kind(path, folder.root) or kind_of(path), None, folder.config)
+        return resolve_profile(path, folder.kind(path), None, folder.config)
 
     def findings(
         self, path: Path, text: str, doc: Document | None = None, quick: bool = False

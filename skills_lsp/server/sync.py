@@ -139,13 +139,7 @@ def serve_waiting(ls: SkillsLanguageServer, root: Path) -> None:
     # first, so that the client's requests arrive while the diagnostics below are computed.
     codelens.refresh(ls, 0.0)
     diagnostics.refresh_all(ls, pulled_only=True)
-    for uri in ls.open_uris():
-        path = ls.path_of(uri)
-        folder = ls.state.folder_for(path) if path is not None else None
-        if path is None or folder is None or not path.is_relative_to(root):
-            continue
-        if folder.role(path) is not FileRole.CONFIG:  # the load just read the config itself
-            ls.state.update(path, ls.workspace.get_text_document(uri).source)
+    for uri in reapply_buffers(ls, root):
         diagnostics.schedule(ls, uri, 0.0)
 
 
@@ -164,13 +158,19 @@ def ensure_folder(ls: SkillsLanguageServer, path: Path) -> None:
     ls.state.load_folder(path.parent)
 
 
-def reapply_buffers(ls: SkillsLanguageServer) -> None:
-    """After a folder is re-read from disk, open buffers (maybe unsaved) win again."""
+def reapply_buffers(ls: SkillsLanguageServer, root: Path | None = None) -> list[str]:
+    """After a folder is re-read from disk, open buffers (maybe unsaved) win again: all of them,
+    or those under `root`. The URIs of the open documents of a loaded folder (under `root`)."""
+    reapplied: list[str] = []
     for uri in ls.open_uris():
         path = ls.path_of(uri)
         folder = ls.state.folder_for(path) if path is not None else None
-        if path is not None and folder is not None and folder.role(path) is not FileRole.CONFIG:
+        if path is None or folder is None or (root is not None and not path.is_relative_to(root)):
+            continue
+        if folder.role(path) is not FileRole.CONFIG:  # the load read the config itself
             ls.state.update(path, ls.workspace.get_text_document(uri).source)
+        reapplied.append(uri)
+    return reapplied
 
 
 def changed(ls: SkillsLanguageServer, uri: str, text: str | None) -> None:

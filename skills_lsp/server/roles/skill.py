@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 from skills_lsp.core.errors import ScorerUnavailable
-from skills_lsp.core.files.discovery import kind_of
 from skills_lsp.core.index.skill_index import document_from_text
 from skills_lsp.core.model import FileKind, Finding, Range, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_text
@@ -24,15 +23,11 @@ from skills_lsp.core.rules.validate import (
     severity_for,
 )
 from skills_lsp.core.rules.workspace import NamedSkill, listing_report
-from skills_lsp.server.folder import Folder, Outcome, Role, same_file, served_kind
+from skills_lsp.server.folder import Folder, Outcome, Role, same_file
 
 
 def update(folder: Folder, path: Path, text: str | None) -> Outcome:
-    document = (
-        document_from_text(path, text, served_kind(path, folder.root) or kind_of(path))
-        if text is not None
-        else None
-    )
+    document = document_from_text(path, text, folder.kind(path)) if text is not None else None
     if document is None:
         folder.index.remove(path)
         folder.kept_collisions.pop(os.path.normpath(path), None)
@@ -58,7 +53,7 @@ def _findings(folder: Folder, path: Path, text: str, doc: Document | None, fresh
     result = check_document(
         doc,
         path,
-        kind=served_kind(path, folder.root) or kind_of(path),
+        kind=folder.kind(path),
         config=folder.config,
         tools=folder.manifest.registry,
         manifest_path=folder.manifest.path,
