@@ -10,6 +10,7 @@ Two families of functions:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -86,10 +87,6 @@ def path_sort_key(path: str | os.PathLike[str]) -> tuple[str, ...]:
     return tuple(key)
 
 
-def _sorted_unique(paths: Iterable[Path]) -> list[Path]:
-    return sorted(set(paths), key=path_sort_key)
-
-
 # Directories a walk listed, each with its mtime (ns) from a stat made before the listing, or -1
 # when the stat failed: what a cached listing checks to know the walk would find the same (an entry
 # added, removed or renamed in a directory changes its mtime). See files/frames.py.
@@ -105,18 +102,33 @@ class WalkRecord:
     probed: list[str] = field(default_factory=list)
 
 
-def _list_dir(path: str, visited: Visited | None) -> list[os.DirEntry[str]]:
+# A walk's listings by directory path: walks that share one (the crate's skill and convention walks
+# both cover `.skills/`) list each directory once.
+Listings = dict[str, list[os.DirEntry[str]]]
+
+
+def _list_dir(path: str, visited: Visited | None, listings: Listings | None = None) -> list[os.DirEntry[str]]:
     """The entries of `path` (raises OSError), its mtime recorded in `visited` first."""
+    if listings is not None:
+        known = listings.get(path)
+        if known is not None:
+            return known
     if visited is not None:
         try:
             visited[path] = os.stat(path).st_mtime_ns
         except OSError:
             visited[path] = -1
-    return list(os.scandir(path))
+    entries = list(os.scandir(path))
+    if listings is not None:
+        listings[path] = entries
+    return entries
 
 
 def regular_files(
-    top: Path, enter: Callable[[str], bool] = lambda name: True, visited: Visited | None = None
+    top: Path | str,
+    enter: Callable[[str], bool] = lambda name: True,
+    visited: Visited | None = None,
+    listings: Listings | None = None,
 ) -> Iterator[os.DirEntry[str]]:
     """Regular files under `top`, never following symlinks (walkdir's default, as the crate
     uses it); a directory is entered when `enter(name)` is true."""
@@ -124,7 +136,7 @@ def regular_files(
     while stack:
         current = stack.pop()
         try:
-            entries = _list_dir(current, visited)
+            entries = _list_dir(current, visited, listings)
         except OSError:
             continue
         for entry in entries:
@@ -137,8 +149,44 @@ def regular_files(
                 yield entry
 
 
-def has_support_component(path: Path) -> bool:
-    return any(ascii_lower(part) in _SUPPORT_LOWER for part in path.parts)
+# `references`, `agents` or `scripts` as a whole component, in any ASCII case (the crate's skip list).
+_SUPPORT_COMPONENT = re.compile(
+    r"(?:^|[/\\])(?:references|agents|scripts)(?:[/\\]|\Z)"
+    if os.sep != "/"
+    else r"(?:^|/)(?:references|agents|scripts)(?:/|\Z)",
+    re.I | re.A,
+)
+
+
+def has_support_component(path: str | os.PathLike[str]) -> bool:
+    return _SUPPORT_COMPONENT.search(os.fspath(path)) is not None
+
+
+def _is_md(name: str) -> bool:
+    """`Path(name).suffix == ".md"`: `.md` alone is a hidden file without a suffix."""
+    return name.endswith(".md") and len(name) > 3
+
+
+def _skill_file_paths(
+    base: Path, crate_quirks: bool, visited: Visited | None, listings: Listings | None = None
+) -> list[str]:
+    """`discover_skill_files`' paths as strings, unsorted (a cold index finds 15,000: paths are
+    made and sorted once, by the caller)."""
+    found: list[str] = []
+    for sub in SKILL_DIRS:
+        top = base / sub
+        if not top.is_dir():
+            continue
+        skip = 0 if crate_quirks else len(str(base)) + 1  # the part below `base` only
+        for entry in regular_files(top, visited=visited, listings=listings):
+            path = entry.path
+            if _is_md(entry.name) and not has_support_component(path[skip:]):
+                found.append(path)
+    return found
+
+
+def _sorted_paths(paths: Iterable[str]) -> list[Path]:
+    return [Path(p) for p in sorted(set(paths), key=path_sort_key)]
 
 
 def discover_skill_files(
@@ -151,33 +199,24 @@ def discover_skill_files(
     `root` included (so a checkout under `/src/agents/` finds nothing); `crate_quirks=False`
     checks only the part below `root`, as our workspace discovery does.
     """
-    base = Path(root)
-    found: list[Path] = []
-    for sub in SKILL_DIRS:
-        top = base / sub
-        if not top.is_dir():
-            continue
-        for entry in regular_files(top, visited=visited):
-            path = Path(entry.path)
-            checked = path if crate_quirks else path.relative_to(base)
-            if path.suffix == ".md" and not has_support_component(checked):
-                found.append(path)
-    return _sorted_unique(found)
+    return _sorted_paths(_skill_file_paths(Path(root), crate_quirks, visited))
 
 
 def is_convention_file(name: str) -> bool:
     return ascii_upper(name) in _CONVENTION_UPPER
 
 
-def _convention_walk(base: Path, visited: Visited | None = None) -> Iterator[Path]:
+def _convention_walk(
+    base: Path, visited: Visited | None = None, listings: Listings | None = None
+) -> Iterator[str]:
     if ascii_lower(base.name) in _IGNORED_LOWER:
         return
-    for entry in regular_files(base, lambda name: ascii_lower(name) not in _IGNORED_LOWER, visited):
+    top = str(base)
+    for entry in regular_files(top, lambda name: ascii_lower(name) not in _IGNORED_LOWER, visited, listings):
         if is_convention_file(entry.name):
-            path = Path(entry.path)
-            if ascii_upper(entry.name) == "SOUL.MD" and path.parent != base:
+            if ascii_upper(entry.name) == "SOUL.MD" and os.path.dirname(entry.path) != top:
                 continue
-            yield path
+            yield entry.path
 
 
 def discover_instruction_files(root: str | os.PathLike[str], visited: Visited | None = None) -> list[Path]:
@@ -191,7 +230,9 @@ def discover_instruction_files(root: str | os.PathLike[str], visited: Visited | 
         return []
     if not base.is_dir():
         raise InvalidSkillsRoot(os.fspath(root))  # the path as given, as the crate prints it
-    return _sorted_unique([*discover_skill_files(base, visited=visited), *_convention_walk(base, visited)])
+    listings: Listings = {}
+    skills = _skill_file_paths(base, True, visited, listings)
+    return _sorted_paths([*skills, *_convention_walk(base, visited, listings)])
 
 
 def _skip_dir(name: str, hidden_ok: bool = False) -> bool:

@@ -454,6 +454,10 @@ def nesting_too_deep(yaml_lines: list[str]) -> int | None:
     stack), so deep input is refused before parsing. Only brackets of flow collections count:
     inside quoted or plain scalars they are text.
     """
+    if not any("[" in line or "{" in line for line in yaml_lines) and (
+        sum(line.count("-") + line.count("?") for line in yaml_lines) <= MAX_NESTING
+    ):
+        return None  # no flow collection, and too few markers in all to nest deeply
     depth = 0
     for index, line in enumerate(yaml_lines):
         if depth == 0:
@@ -678,10 +682,15 @@ class _ComposedNode(YamlNode):
     """A node of the composed tree: its range is made when first read (most never are)."""
 
     __slots__ = ("_span",)
-    _span: Range | tuple[int, int, int, int]
+    _span: Range | tuple[int, int, int, int] | None
 
     def __init__(
-        self, kind: NodeKind, span: tuple[int, int, int, int], value: Any, style: str | None, flow: bool
+        self,
+        kind: NodeKind,
+        span: tuple[int, int, int, int] | None,
+        value: Any,
+        style: str | None,
+        flow: bool,
     ) -> None:
         self.kind = kind
         self._span = span
@@ -693,6 +702,8 @@ class _ComposedNode(YamlNode):
     @property
     def range(self) -> Range:
         span = self._span
+        if span is None:
+            raise ValueError("a tree from plain_tree() has no ranges")
         if isinstance(span, tuple):
             span = self._span = Range.of(*span)
         return span
@@ -702,18 +713,38 @@ class _ComposedNode(YamlNode):
         self._span = value
 
 
+def _compose(source: str) -> Any:
+    """libyaml's composed node for `source`, None on any error (the full reading reports it)."""
+    loader = _Composer(source)
+    try:
+        return loader.get_single_node()
+    except (yaml.YAMLError, RecursionError, MemoryError, ValueError):
+        return None
+    finally:
+        loader.dispose()
+
+
+def plain_tree(source: str) -> YamlNode | None:
+    """The node tree of `source` without ranges, for readers that report no positions (the
+    adk-skill port): scalars' text and styles, collections' items, no tags. None when `source`
+    needs `parse_yaml`'s full reading: tags, anchors or aliases, a character YAML forbids, a syntax
+    error, a second document, or more than MAX_EXPANDED_NODES nodes. Skipping the ranges makes
+    the tree for about half the cost (a cold index reads 15,000 frontmatters)."""
+    if _NOT_PRINTABLE.search(source) or _NODE_PROPERTY.search(source):
+        return None
+    return _tree(source, [], 0, ranges=False)
+
+
 def _composed_tree(source: str, lines: list[str], line_offset: int) -> YamlNode | None:
     """The node tree of YAML without tags, anchors or aliases, from libyaml's C composer instead
     of one Python event at a time. It is the tree `_parse_events` builds, ranges included
     (tests/core/parse/test_frontmatter_fast.py compares them); None when the source needs the full
     reading: a syntax error, a second document, or more than MAX_EXPANDED_NODES nodes."""
-    loader = _Composer(source)
-    try:
-        top = loader.get_single_node()
-    except (yaml.YAMLError, RecursionError, MemoryError, ValueError):
-        return None
-    finally:
-        loader.dispose()
+    return _tree(source, lines, line_offset, ranges=True)
+
+
+def _tree(source: str, lines: list[str], line_offset: int, ranges: bool) -> YamlNode | None:
+    top = _compose(source)
     if top is None:
         return None
     count = 0
@@ -721,20 +752,23 @@ def _composed_tree(source: str, lines: list[str], line_offset: int) -> YamlNode 
     def convert(node: Any) -> YamlNode:
         nonlocal count
         count += 1
-        start, end = node.start_mark, node.end_mark
-        sl, sc = start.line + line_offset, start.column
-        el, ec = end.line + line_offset, end.column
-        if ec == 0 and el > sl:
-            el, ec = _trimmed_end(sl, el, ec, lines)
+        span: tuple[int, int, int, int] | None = None
+        if ranges:
+            start, end = node.start_mark, node.end_mark
+            sl, sc = start.line + line_offset, start.column
+            el, ec = end.line + line_offset, end.column
+            if ec == 0 and el > sl:
+                el, ec = _trimmed_end(sl, el, ec, lines)
+            if node.id != "scalar" and el == sl and ec < sc:  # an empty collection ends where it starts
+                ec = sc
+            span = (sl, sc, el, ec)
         if node.id == "scalar":
-            return _ComposedNode("scalar", (sl, sc, el, ec), node.value, node.style or None, False)
-        if el == sl and ec < sc:  # an empty collection ends where it starts
-            ec = sc
+            return _ComposedNode("scalar", span, node.value, node.style or None, False)
         if node.id == "sequence":
             items = [convert(item) for item in node.value]
-            return _ComposedNode("sequence", (sl, sc, el, ec), items, None, bool(node.flow_style))
+            return _ComposedNode("sequence", span, items, None, bool(node.flow_style))
         pairs = [YamlPair(convert(key), convert(value)) for key, value in node.value]
-        return _ComposedNode("mapping", (sl, sc, el, ec), pairs, None, bool(node.flow_style))
+        return _ComposedNode("mapping", span, pairs, None, bool(node.flow_style))
 
     try:
         root = convert(top)

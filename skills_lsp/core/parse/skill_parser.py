@@ -20,7 +20,7 @@ from typing import Any
 
 from skills_lsp.core.errors import InvalidFrontmatter, MissingField, SkillError, Yaml
 from skills_lsp.core.model import ascii_lower, ascii_upper
-from skills_lsp.core.parse.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml
+from skills_lsp.core.parse.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml, plain_tree
 from skills_lsp.core.parse.frontmatter import YamlNode as Node
 
 # Rust's char::is_whitespace (Unicode White_Space); Python's str.strip() also strips \x1c-\x1f.
@@ -335,15 +335,39 @@ def _clean_list(items: list[str]) -> list[str]:
     return [t for t in (rust_trim(i) for i in items) if t]
 
 
+# A line that is `---` once trimmed (Rust's `trim()`: every White_Space character but the line break).
+_DELIMITER_LINE = re.compile("^[%s]*---[%s]*$" % ((re.escape(RUST_WHITESPACE.replace("\n", "")),) * 2), re.M)
+
+
+def _frontmatter_lines(text: str) -> tuple[list[str], int | None, int]:
+    """`rust_lines(text)` up to the closing delimiter only, for text without CR: (those lines,
+    the closing line's index or None, where the body starts). The body is the rest of the text,
+    never split into lines (bodies are most of a file)."""
+    first_end = text.find("\n")
+    if first_end < 0 or not _DELIMITER_LINE.match(text):
+        return ([text[:first_end] if first_end >= 0 else text] if text else []), None, len(text)
+    close = _DELIMITER_LINE.search(text, first_end + 1)
+    if close is None:
+        return text.split("\n", 1)[:1], None, len(text)
+    lines = text[: close.end()].split("\n")
+    return lines, len(lines) - 1, min(close.end() + 1, len(text))
+
+
 def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSkill:
     """Strict parse of a skill file: `---` frontmatter with `name` and `description`.
 
     Raises `InvalidFrontmatter`, `Yaml` or `MissingField` with the crate's messages.
     """
-    lines = rust_lines(content.replace("\r\n", "\n"))
+    text = content.replace("\r\n", "\n") if "\r" in content else content
+    if "\r" in text:  # a CR left before a line break: rust_lines trims it from every line
+        lines = rust_lines(text)
+        close = next((i for i in range(1, len(lines)) if rust_trim(lines[i]) == "---"), None)
+        body_text = "\n".join(lines[close + 1 :]) if close is not None else ""
+    else:
+        lines, close, body_start = _frontmatter_lines(text)
+        body_text = text[body_start:]
     if not lines or rust_trim(lines[0]) != "---":
         raise InvalidFrontmatter(path, "missing opening frontmatter delimiter (`---`)")
-    close = next((i for i in range(1, len(lines)) if rust_trim(lines[i]) == "---"), None)
     if close is None:
         raise InvalidFrontmatter(path, "missing closing frontmatter delimiter (`---`)")
     yaml_lines = lines[1:close]
@@ -352,9 +376,11 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     if source.strip():
         if nesting_too_deep(yaml_lines) is not None:
             raise Yaml("recursion limit exceeded")
-        root, problems = parse_yaml(source, lines, 1, close - 1, yaml12_line_breaks=False)
-        if problems:
-            raise Yaml(problems[0].message.removeprefix("Invalid YAML: ").rstrip("."))
+        root = plain_tree(source)
+        if root is None:  # tags, anchors or an error: the full reading, with its messages
+            root, problems = parse_yaml(source, lines, 1, close - 1, yaml12_line_breaks=False)
+            if problems:
+                raise Yaml(problems[0].message.removeprefix("Invalid YAML: ").rstrip("."))
     try:
         fm = _frontmatter(root)
     except _SerdeError as exc:
@@ -378,7 +404,7 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
         hint=fm["hint"],
         metadata=fm["metadata"],
         triggers=list(fm["triggers"]),
-        body=rust_trim("\n".join(lines[close + 1 :])),
+        body=rust_trim(body_text),
     )
 
 
@@ -417,12 +443,18 @@ def parse_convention_markdown(path: str | os.PathLike[str], content: str) -> Par
     return ParsedSkill(name=name, description=_convention_description(body, file_name), tags=tags, body=body)
 
 
+_SKILLS_COMPONENT = re.compile(
+    r"(?:^|[/\\])\.skills(?:[/\\]|\Z)" if os.sep != "/" else r"(?:^|/)\.skills(?:/|\Z)", re.I | re.A
+)
+
+
 def parse_instruction_markdown(path: str | os.PathLike[str], content: str) -> ParsedSkill:
     """The crate's dispatch by path: under `.skills/` strict; a convention file name gets the
     convention reading; anything else strict."""
-    parts = PurePath(os.fspath(path)).parts
-    if any(ascii_lower(part) == ".skills" for part in parts):
+    text = os.fspath(path)
+    # Plain string tests, not PurePath: a cold index dispatches 15,000 paths.
+    if _SKILLS_COMPONENT.search(text):  # a `.skills` component, in any ASCII case
         return parse_skill_markdown(path, content)
-    if ascii_upper(PurePath(os.fspath(path)).name) in CONVENTION_NAMES:
+    if ascii_upper(os.path.basename(os.path.normpath(text))) in CONVENTION_NAMES:
         return parse_convention_markdown(path, content)
     return parse_skill_markdown(path, content)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from skills_lsp.core.errors import SkillError
 from skills_lsp.core.parse import frontmatter as fm
+from skills_lsp.core.parse import skill_parser
 from skills_lsp.core.parse.skill_parser import parse_skill_markdown
 from skills_lsp.core.rules.validate import validate_text
 
@@ -22,8 +23,12 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 @contextmanager
 def full_reading() -> Iterator[None]:
-    """Every YAML document read event by event, as before the fast path."""
-    with mock.patch.object(fm, "_composed_tree", lambda *_: None):
+    """Every YAML document read event by event, as before the fast paths (the crate port's tree
+    without ranges too)."""
+    with (
+        mock.patch.object(fm, "_composed_tree", lambda *_: None),
+        mock.patch.object(skill_parser, "plain_tree", lambda *_: None),
+    ):
         yield
 
 
@@ -120,8 +125,14 @@ def skill_files(draw: st.DrawFn) -> str:
     lines = draw(st.lists(LINES, min_size=0, max_size=8))
     bom = draw(st.sampled_from(["", "\ufeff"]))
     eol = draw(st.sampled_from(["\n", "\r\n"]))
-    body = draw(st.sampled_from(["# Title\n\nSee [ref](references/a.md).", "", "body"]))
-    return bom + eol.join(["---", *lines, "---", body])
+    body = draw(
+        st.sampled_from(["# Title\n\nSee [ref](references/a.md).", "", "body", "x\n---\ny", "\n\n b \n"])
+    )
+    # Delimiters as the crate trims them: Unicode spaces count, \x1c-\x1f do not.
+    opening, closing = draw(
+        st.lists(st.sampled_from(["---", "  ---\t", "\u3000---", "---\x1c", "--- -"]), min_size=2, max_size=2)
+    )
+    return bom + eol.join([opening, *lines, closing, body])
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -171,10 +182,39 @@ def test_tags_anchors_and_errors_take_the_full_reading() -> None:
 def test_rust_lines_without_a_carriage_return_is_a_plain_split() -> None:
     """Text without a CR is split as it is; with one, the per-line trim (a CR before a LF, and a
     final lone CR, as the port has always read it) still applies."""
-    from skills_lsp.core.parse.skill_parser import rust_lines
+    rust_lines = skill_parser.rust_lines
 
     assert rust_lines("a\nb\n") == ["a", "b"]
     assert rust_lines("a\n\nb") == ["a", "", "b"]
     assert rust_lines("a\r\nb\rc\r\n\r") == ["a", "b\rc", ""]
     assert rust_lines("\n") == [""]
     assert rust_lines("") == []
+
+
+def split_by_lines(text: str) -> tuple[list[str], int | None, str]:
+    """The crate port's split as it was: every line of the file, then the body joined again."""
+    lines = skill_parser.rust_lines(text)
+    if not lines or skill_parser.rust_trim(lines[0]) != "---":
+        return lines[:1], None, ""
+    close = next((i for i in range(1, len(lines)) if skill_parser.rust_trim(lines[i]) == "---"), None)
+    if close is None:
+        return lines[:1], None, ""
+    return lines[: close + 1], close, skill_parser.rust_trim("\n".join(lines[close + 1 :]))
+
+
+PIECES = st.sampled_from(
+    ["---", " --- ", "\u2028---", "---\x1f", "----", "a", "", " ", "\t", "\u3000", "\x0b", "\x85"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(PIECES, st.sampled_from(["\n", "\n\n", ""])), max_size=10))
+def test_frontmatter_lines_split_as_every_line_would(pieces: list[tuple[str, str]]) -> None:
+    """The port reads lines only up to the closing delimiter and keeps the body whole: the lines,
+    the delimiter and the trimmed body are those of splitting the whole file (text without CR)."""
+    text = "".join(piece + end for piece, end in pieces)
+    lines, close, body_start = skill_parser._frontmatter_lines(text)
+    expected_lines, expected_close, expected_body = split_by_lines(text)
+    assert (lines[:1] if close is None else lines, close) == (expected_lines, expected_close)
+    if close is not None:
+        assert skill_parser.rust_trim(text[body_start:]) == expected_body
