@@ -385,10 +385,20 @@ PARENT_SHARE = 0.45
 def read_documents(
     paths: Sequence[Path], read: Callable[[Path], SkillDocument | None], jobs: int | None = None
 ) -> list[SkillDocument]:
-    """`read(path)` (a document of that path, or None) of every path, in the order of `paths`,
-    without the Nones; with `jobs` > 1
-    (default: the idle CPUs) runs of the paths are read in forked processes (forked.py) while this
-    one reads the first. The result is the same whatever the number of jobs."""
+    """`read_each`, without the Nones."""
+    return [doc for doc in read_each(paths, read, jobs) if doc is not None]
+
+
+def read_each(
+    paths: Sequence[Path],
+    read: Callable[[Path], SkillDocument | None],
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SkillDocument | None]:
+    """`read(path)` (a document of that path, or None) of every path, in the order of `paths`;
+    with `jobs` > 1 (default: the idle CPUs) runs of the paths are read in forked processes
+    (forked.py) while this one reads the first. The result is the same whatever the number of
+    jobs. `progress(done, total)` is called about PROGRESS_STEPS times, from this process's run."""
     jobs = forked.idle_jobs() if jobs is None else jobs
     jobs = min(jobs, len(paths) // MIN_PATHS_PER_JOB)
     # No garbage collection meanwhile: reading makes no cycles, and each collection walks every
@@ -397,13 +407,13 @@ def read_documents(
     gc.disable()
     try:
         if jobs <= 1 or not forked.may_fork():
-            return [doc for doc in map(read, paths) if doc is not None]
+            return _read_run(paths, read, progress, len(paths))
         first = int(len(paths) * PARENT_SHARE / (PARENT_SHARE + (1 - PARENT_SHARE) * (jobs - 1)))
         step = -(-(len(paths) - first) // (jobs - 1))
         starts = range(first, len(paths), step)
         waiting = [forked.start(partial(_packed_run, paths, at, at + step, read)) for at in starts]
         try:
-            found = [doc for doc in map(read, paths[:first]) if doc is not None]
+            found = _read_run(paths[:first], read, progress, len(paths))
         except BaseException:
             for result in waiting:
                 result(False)
@@ -411,13 +421,38 @@ def read_documents(
         for at, result in zip(starts, waiting, strict=True):
             packed = result(True)
             if packed is None:  # a failed child: read here
-                found += [doc for doc in map(read, paths[at : at + step]) if doc is not None]
-            else:
-                found += [_unpacked(values, paths[index]) for index, values in packed]
+                found += map(read, paths[at : at + step])
+                continue
+            run: list[SkillDocument | None] = [None] * (min(at + step, len(paths)) - at)
+            for index, values in packed:
+                run[index - at] = _unpacked(values, paths[index])
+            found += run
         return found
     finally:
         if collecting:
             gc.enable()
+
+
+PROGRESS_STEPS = 50
+
+
+def _read_run(
+    paths: Sequence[Path],
+    read: Callable[[Path], SkillDocument | None],
+    progress: Callable[[int, int], None] | None,
+    total: int,
+) -> list[SkillDocument | None]:
+    """`read` of each path; `progress` told of the share of `total` done (a forked run's share
+    of it is reported as done at the same pace)."""
+    if progress is None:
+        return list(map(read, paths))
+    found: list[SkillDocument | None] = []
+    step = max(1, len(paths) // PROGRESS_STEPS)
+    for number, path in enumerate(paths):
+        if number % step == 0:
+            progress(number * total // max(1, len(paths)), total)
+        found.append(read(path))
+    return found
 
 
 # A document on its way from a child: its fields but the path, which the parent already holds (a

@@ -46,6 +46,7 @@ from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
     SkillIndex,
+    read_each,
     read_workspace_document,
     workspace_files,
 )
@@ -57,7 +58,6 @@ FORMAT = 3  # 2: documents without their bodies, which have a file of their own;
 DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
-PROGRESS_STEPS = 50  # calls of a load's progress callback over its files
 _COPY_BYTES = 1 << 20  # what a save copies of the spooled bodies at a time
 
 
@@ -269,31 +269,61 @@ class DocumentStore:
 
     def document(self, path: str, kind: FileKind) -> tuple[SkillDocument | None, Record | None]:
         """The document of `path` (reused when unchanged) and its new record (None: unreadable)."""
-        try:
-            info = os.stat(path)
-        except OSError:
-            return None, None
-        size, mtime = info.st_size, info.st_mtime_ns
+        return self.documents({path: kind}, jobs=1)[path]
+
+    def documents(
+        self,
+        files: dict[str, FileKind],
+        jobs: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, tuple[SkillDocument | None, Record | None]]:
+        """`document` of each file, in the order of `files`: those unchanged reused, the others
+        read, on `jobs` processes (skill_index.read_each; default: the idle CPUs)."""
+        found: dict[str, tuple[SkillDocument | None, Record | None]] = {}
+        stamps: dict[str, tuple[int, int]] = {}
+        for path, kind in files.items():
+            try:
+                info = os.stat(path)
+            except OSError:
+                found[path] = (None, None)
+                continue
+            stamp = stamps[path] = (info.st_size, info.st_mtime_ns)
+            reused = self._reused(path, kind, stamp)
+            if reused is not None:
+                found[path] = reused
+        unread = [path for path in stamps if path not in found]
+        self.read += len(unread)
+        kinds = {Path(p): files[p] for p in unread}
+        docs = read_each(list(kinds), lambda p: read_workspace_document(p, kinds[p]), jobs, progress)
+        for path, doc in zip(unread, docs, strict=True):
+            digest = doc.hash if doc is not None else _digest(path)
+            if doc is not None:
+                self.spool.keep(doc)
+            size, mtime = stamps[path]
+            found[path] = (doc, (size, mtime, files[path].value, digest, doc))
+        return {path: found[path] for path in files}
+
+    def _reused(
+        self, path: str, kind: FileKind, stamp: tuple[int, int]
+    ) -> tuple[SkillDocument | None, Record] | None:
+        """The saved document of `path` and its record, when its content has not changed."""
+        size, mtime = stamp
         old = self.records.get(path)
-        if old is not None and old[2] == kind.value:
-            same_stamp = old[0] == size and old[1] == mtime
-            # Stamps within RACY_NS of the save are hashed again (see the module doc).
-            if same_stamp and mtime < self.saved_ns - RACY_NS:
-                self.reused += 1
-                return old[4], old
-            digest = _digest(path)
-            if digest is not None and digest == old[3]:
-                self.reused += 1
-                doc = old[4]
-                if doc is not None and not same_stamp:
-                    seconds = mtime // 1_000_000_000
-                    doc = dataclasses.replace(doc, last_modified=seconds if mtime >= 0 else None)
-                return doc, (size, mtime, kind.value, digest, doc)
-        self.read += 1
-        doc = read_workspace_document(Path(path), kind)
-        digest = doc.hash if doc is not None else _digest(path)
-        if doc is not None:
-            self.spool.keep(doc)
+        if old is None or old[2] != kind.value:
+            return None
+        same_stamp = old[0] == size and old[1] == mtime
+        # Stamps within RACY_NS of the save are hashed again (see the module doc).
+        if same_stamp and mtime < self.saved_ns - RACY_NS:
+            self.reused += 1
+            return old[4], old
+        digest = _digest(path)
+        if digest is None or digest != old[3]:
+            return None
+        self.reused += 1
+        doc = old[4]
+        if doc is not None and not same_stamp:
+            seconds = mtime // 1_000_000_000
+            doc = dataclasses.replace(doc, last_modified=seconds if mtime >= 0 else None)
         return doc, (size, mtime, kind.value, digest, doc)
 
     def save(self, records: dict[str, Record], order: list[str]) -> bool:
@@ -407,14 +437,16 @@ def load_cached_workspace_index(
     ignore: IgnoreFilter | None = None,
     progress: Callable[[int, int], None] | None = None,
     keep_stamps: bool = False,
+    jobs: int | None = None,
 ) -> SkillIndex:
     """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
     same index, reading only the files that changed since the last call, and saving the store
     when anything did. The index remembers its folder there, where its scorers keep what they
     build (`store_dir`). `progress(done, total)` is called once the files are found and then
-    about PROGRESS_STEPS times (a language server reports it while a large folder loads).
+    about skill_index.PROGRESS_STEPS times (a language server reports it while a large folder loads).
     `keep_stamps`: the index keeps what its documents rest on (`Stamps`, for a warm `select`'s
-    saved state; a server does not hold the listing for nothing)."""
+    saved state; a server does not hold the listing for nothing). `jobs`: processes that read the
+    files that changed (skill_index.read_each; default: the idle CPUs)."""
     if cache_dir is not None:
         cache_dir = store_dir(cache_dir, root)
     store = DocumentStore(cache_dir)
@@ -422,11 +454,9 @@ def load_cached_workspace_index(
     docs: list[SkillDocument] = []
     path_of: dict[int, str] = {}  # id(document) -> its record's path
     files, listing = _listing(root, roots, max_depth, ignore, cache_dir)
-    step = max(1, len(files) // PROGRESS_STEPS)
-    for number, (path, kind) in enumerate(files.items()):
-        if progress is not None and number % step == 0:
-            progress(number, len(files))
-        doc, record = store.document(path, kind)
+    if progress is not None:
+        progress(0, len(files))
+    for path, (doc, record) in store.documents(files, jobs, progress).items():
         if record is not None:
             records[path] = record
         if doc is not None:

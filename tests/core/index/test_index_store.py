@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skills_lsp.core import forked
 from skills_lsp.core.files.frames import read_blobs, write_blobs
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index import store
@@ -572,3 +573,24 @@ def test_listing_of_a_relative_root_is_not_reused_from_another_working_folder(
     warm = load(Path("a/ws"), cache)
     assert warm == load_workspace_index(Path("a/ws"))
     assert all(Path(doc.path).is_file() for doc in warm)
+
+
+@pytest.mark.skipif(not forked.may_fork(), reason="forked reading needs Linux and one thread")
+def test_a_cold_load_on_two_processes_equals_one(tmp_path: Path) -> None:
+    """The files that changed are read on two processes: the same index, the same saved store
+    (a warm load of either reuses every document), and progress reported up to the total."""
+    root = tmp_path / "ws"
+    make_workspace(root, count=1200)
+    reports: list[tuple[int, int]] = []
+    one = load_cached_workspace_index(root, cache_dir=tmp_path / "one", jobs=1)
+    two = load_cached_workspace_index(
+        root, cache_dir=tmp_path / "two", jobs=2, progress=lambda done, total: reports.append((done, total))
+    )
+    assert [(d.to_json(), d.kind) for d in two] == [(d.to_json(), d.kind) for d in one]
+    assert reports[0] == (0, 1201) and len(reports) > 10 and all(total == 1201 for _, total in reports)
+    assert [d.body for d in two][:50] == [d.body for d in one][:50]  # bodies from the spool
+    for cache in ("one", "two"):
+        age(tmp_path / cache)
+        reloaded = DocumentStore(store_of(tmp_path / cache))
+        reloaded.documents({os.path.normpath(d.path): d.kind for d in one}, jobs=2)
+        assert (reloaded.reused, reloaded.read) == (len(one), 0)
