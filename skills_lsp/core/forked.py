@@ -1,11 +1,11 @@
 """Work in a forked child process, on the second core of a machine that has one idle.
 
-A fork starts the child with everything the parent holds (documents, config, tables), so nothing is
-pickled on the way in; the child's result comes back pickled through a pipe. Only where fork is safe:
-Linux, and no thread but the calling one (a fork copies only that thread, and a lock another one
-holds would stay held in the child). Anything amiss in the child (an exception, a kill, no answer)
-reaches the caller as None, and the caller does the work itself: a child can cost time, never a
-wrong answer.
+A fork starts the child with everything the parent holds (documents, config, tables), so nothing
+is pickled on the way in; the child's result comes back pickled through a file in memory. Only
+where fork is safe: Linux, and no thread but the calling one (a fork copies only that thread, and
+a lock another one holds would stay held in the child). Anything amiss in the child (an
+exception, a kill, no answer) reaches the caller as None, and the caller does the work itself: a
+child can cost time, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import pickle
 import signal
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -51,40 +52,52 @@ def may_fork() -> bool:
     return threading is None or threading.active_count() == 1
 
 
+def _scratch_file() -> int:
+    """A file descriptor of an unnamed file, in memory where the system has that (Linux)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("skills-lsp-forked", getattr(os, "MFD_CLOEXEC", 0))
+    with tempfile.TemporaryFile() as handle:
+        return os.dup(handle.fileno())
+
+
 def start(work: Callable[[], Result]) -> Callable[[bool], Result | None]:
     """`work()` started in a forked child process. The function returned waits for its result
     (None if the child failed); or, given False, stops the child and returns None at once (the
-    caller failed: no child is left running). Call `may_fork()` first."""
-    read, write = os.pipe()
+    caller failed: no child is left running). Call `may_fork()` first.
+
+    The child writes its result (tens of MB for a corpus) into a file in memory and exits: through
+    a pipe it waited, blocked, until this process was done with its own share and read, 64 KiB at a
+    time (0.12-0.37 s under load for bm25f's 37 MB, against 0.03 s from memory)."""
+    try:
+        scratch = _scratch_file()
+    except OSError:  # no file to be had (a limit): the caller does the work itself
+        return lambda wanted: None
     try:
         pid = os.fork()
-    except OSError:  # no process to be had (a limit): the caller does the work itself
-        os.close(read)
-        os.close(write)
+    except OSError:  # no process to be had
+        os.close(scratch)
         return lambda wanted: None
     if pid == 0:  # pragma: no cover - the child, which never returns (coverage does not see it)
         status = 1
         try:
-            os.close(read)
-            with os.fdopen(write, "wb") as out:
-                out.write(pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL))
+            with os.fdopen(scratch, "wb") as out:
+                pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
-    os.close(write)
 
     def result(wanted: bool) -> Result | None:
-        if not wanted:
-            os.kill(pid, signal.SIGKILL)
-            os.close(read)
-            os.waitpid(pid, 0)
-            return None
-        with os.fdopen(read, "rb") as received:
-            data = received.read()
-        _, status = os.waitpid(pid, 0)
-        if status != 0 or not data:
-            return None
-        loaded: Result = pickle.loads(data)
+        with os.fdopen(scratch, "rb") as received:
+            if not wanted:
+                os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            if not wanted or status != 0:
+                return None
+            received.seek(0)  # the child's writes moved the offset both processes share
+            try:
+                loaded: Result = pickle.load(received)
+            except (EOFError, pickle.UnpicklingError):
+                return None
         return loaded
 
     return result

@@ -50,3 +50,9 @@ def test_no_fork_while_another_thread_runs() -> None:
 
 def test_idle_jobs_is_at_least_one_and_at_most_the_cpus() -> None:
     assert 1 <= forked.idle_jobs() <= min(forked.cpus(), forked.MAX_JOBS)
+
+
+def test_without_memfd_a_temporary_file_carries_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the system has no memfd_create (not Linux), an unnamed temporary file does."""
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    assert forked.start(lambda: list(range(100_000)))(True) == list(range(100_000))
