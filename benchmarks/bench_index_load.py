@@ -79,6 +79,7 @@ def main() -> int:
                     out = subprocess.run(
                         [sys.executable, "-c", CHILD, args.root, "null"],
                         env=env,
+                        cwd=path,
                         check=True,
                         capture_output=True,
                         text=True,

@@ -4,12 +4,14 @@ A fork starts the child with everything the parent holds (documents, config, tab
 is pickled on the way in; the child's result comes back pickled through a file in memory. Only
 where fork is safe: Linux, and no thread but the calling one (a fork copies only that thread, and
 a lock another one holds would stay held in the child). Anything amiss in the child (an
-exception, a kill, no answer) reaches the caller as None, and the caller does the work itself: a
-child can cost time, never a wrong answer.
+exception, a kill, a parent that cannot wait for it) reaches the caller as None, and the caller
+does the work itself: a child can cost time, never a wrong answer. (A child that never ends, as
+a read of a hung network file would, is waited for, as the same read in the parent would be.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import pickle
@@ -61,9 +63,9 @@ def _scratch_file() -> int:
 
 
 def start(work: Callable[[], Result]) -> Callable[[bool], Result | None]:
-    """`work()` started in a forked child process. The function returned waits for its result
-    (None if the child failed); or, given False, stops the child and returns None at once (the
-    caller failed: no child is left running). Call `may_fork()` first.
+    """`work()` started in a forked child process. The function returned, to be called once,
+    waits for its result (None if the child failed); or, given False, stops the child and returns
+    None at once (the caller failed: no child is left running). Call `may_fork()` first.
 
     The child writes its result (tens of MB for a corpus) into a file in memory and exits: through
     a pipe it waited, blocked, until this process was done with its own share and read, 64 KiB at a
@@ -86,11 +88,19 @@ def start(work: Callable[[], Result]) -> Callable[[bool], Result | None]:
         finally:
             os._exit(status)
 
-    def result(wanted: bool) -> Result | None:
+    def result(wanted: bool) -> Result | None:  # called once
         with os.fdopen(scratch, "rb") as received:
-            if not wanted:
-                os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
+            try:
+                if not wanted:
+                    os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+            except (ChildProcessError, ProcessLookupError):  # reaped by another (SIGCHLD ignored)
+                return None
+            except BaseException:  # interrupted while waiting: the child is stopped first
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                raise
             if not wanted or status != 0:
                 return None
             received.seek(0)  # the child's writes moved the offset both processes share

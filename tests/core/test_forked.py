@@ -1,15 +1,41 @@
-"""Work in a forked child: its result comes back; a failed or stopped child leaves no process."""
+"""Work in a forked child: its result comes back; a failed, stopped or interrupted child leaves
+no process behind; a parent that cannot wait for its child (SIGCHLD ignored) gets None."""
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
 from skills_lsp.core import forked
 
 pytestmark = pytest.mark.skipif(not forked.may_fork(), reason="fork needs Linux and one thread")
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def pid_of_child(pid_file: Path) -> int:
+    for _ in range(500):
+        if pid_file.exists() and pid_file.read_text():
+            return int(pid_file.read_text())
+        time.sleep(0.01)
+    raise AssertionError("the child never started")
+
+
+def forever_after_writing_pid(pid_file: Path) -> None:
+    pid_file.write_text(str(os.getpid()))
+    while True:
+        time.sleep(0.01)
 
 
 def test_the_child_result_comes_back() -> None:
@@ -25,15 +51,41 @@ def test_a_child_that_raises_gives_none() -> None:
     assert forked.start(fails)(True) is None
 
 
-def test_a_stopped_child_is_reaped() -> None:
-    def forever() -> None:
-        while True:
-            pass
-
-    result = forked.start(forever)
+def test_a_stopped_child_is_reaped(tmp_path: Path) -> None:
+    result = forked.start(lambda: forever_after_writing_pid(tmp_path / "pid"))
+    pid = pid_of_child(tmp_path / "pid")
     assert result(False) is None
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left, running or not
+    assert gone(pid)  # killed and reaped: not even a zombie
+
+
+def test_an_interrupted_wait_stops_the_child(tmp_path: Path) -> None:
+    result = forked.start(lambda: forever_after_writing_pid(tmp_path / "pid"))
+    pid = pid_of_child(tmp_path / "pid")
+
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            result(True)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert gone(pid)
+
+
+def test_a_parent_ignoring_sigchld_gets_none() -> None:
+    """With SIGCHLD ignored (a host program's choice) the child is reaped by the system and
+    cannot be waited for: None, and the caller does the work itself."""
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        result = forked.start(lambda: 42)
+        time.sleep(0.2)
+        assert result(True) is None
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
 
 
 def test_no_fork_while_another_thread_runs() -> None:

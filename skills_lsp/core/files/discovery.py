@@ -102,15 +102,19 @@ class WalkRecord:
     probed: list[str] = field(default_factory=list)
 
 
-# A walk's listings by directory path: walks that share one (the crate's skill and convention walks
-# both cover `.skills/`) list each directory once.
+# Listings by directory path, handed from one walk to the next: the crate's skill walk keeps its
+# listings, and its convention walk, which covers `.skills/` again, takes them (each once, so that
+# nothing outside the skill folders is held: a listing is about 360 bytes an entry).
 Listings = dict[str, list[os.DirEntry[str]]]
 
 
-def _list_dir(path: str, visited: Visited | None, listings: Listings | None = None) -> list[os.DirEntry[str]]:
-    """The entries of `path` (raises OSError), its mtime recorded in `visited` first."""
+def _list_dir(
+    path: str, visited: Visited | None, listings: Listings | None = None, keep: bool = False
+) -> list[os.DirEntry[str]]:
+    """The entries of `path` (raises OSError), its mtime recorded in `visited` first. With
+    `listings`: one found there is taken from it; with `keep`, one made is put there."""
     if listings is not None:
-        known = listings.get(path)
+        known = listings.pop(path, None)
         if known is not None:
             return known
     if visited is not None:
@@ -119,7 +123,7 @@ def _list_dir(path: str, visited: Visited | None, listings: Listings | None = No
         except OSError:
             visited[path] = -1
     entries = list(os.scandir(path))
-    if listings is not None:
+    if listings is not None and keep:
         listings[path] = entries
     return entries
 
@@ -129,14 +133,16 @@ def regular_files(
     enter: Callable[[str], bool] = lambda name: True,
     visited: Visited | None = None,
     listings: Listings | None = None,
+    keep: bool = False,
 ) -> Iterator[os.DirEntry[str]]:
     """Regular files under `top`, never following symlinks (walkdir's default, as the crate
-    uses it); a directory is entered when `enter(name)` is true."""
+    uses it); a directory is entered when `enter(name)` is true. `listings`, `keep`: see
+    `_list_dir`."""
     stack = [str(top)]
     while stack:
         current = stack.pop()
         try:
-            entries = _list_dir(current, visited, listings)
+            entries = _list_dir(current, visited, listings, keep)
         except OSError:
             continue
         for entry in entries:
@@ -151,7 +157,7 @@ def regular_files(
 
 # `references`, `agents` or `scripts` as a whole component, in any ASCII case (the crate's skip list).
 _SUPPORT_COMPONENT = re.compile(
-    r"(?:^|[/\\])(?:references|agents|scripts)(?:[/\\]|\Z)"
+    r"(?:^|[/\\]|^[A-Za-z]:)(?:references|agents|scripts)(?:[/\\]|\Z)"
     if os.sep != "/"
     else r"(?:^|/)(?:references|agents|scripts)(?:/|\Z)",
     re.I | re.A,
@@ -173,12 +179,15 @@ def _skill_file_paths(
     """`discover_skill_files`' paths as strings, unsorted (a cold index finds 15,000: paths are
     made and sorted once, by the caller)."""
     found: list[str] = []
+    # Paths spelt as the convention walk spells them (`./.skills/...` under the root `.`), so the
+    # two walks' paths compare equal as strings and share listings.
+    below = os.path.join(str(base), "")
     for sub in SKILL_DIRS:
-        top = base / sub
-        if not top.is_dir():
+        top = os.path.join(below, *sub.split("/"))
+        if not os.path.isdir(top):
             continue
-        skip = 0 if crate_quirks else len(str(base)) + 1  # the part below `base` only
-        for entry in regular_files(top, visited=visited, listings=listings):
+        skip = 0 if crate_quirks else len(below)  # the part below `base` only
+        for entry in regular_files(top, visited=visited, listings=listings, keep=True):
             path = entry.path
             if _is_md(entry.name) and not has_support_component(path[skip:]):
                 found.append(path)

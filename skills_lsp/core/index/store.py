@@ -293,8 +293,15 @@ class DocumentStore:
                 found[path] = reused
         unread = [path for path in stamps if path not in found]
         self.read += len(unread)
-        kinds = {Path(p): files[p] for p in unread}
-        docs = read_each(list(kinds), lambda p: read_workspace_document(p, kinds[p]), jobs, progress)
+        paths = [Path(p) for p in unread]  # two spellings of one file are one Path: read both
+        kinds = {path: files[p] for path, p in zip(paths, unread, strict=True)}
+        done_before = len(files) - len(unread)
+
+        def read_progress(done: int, total: int) -> None:
+            if progress is not None:  # counted over all the files, the reused ones done first
+                progress(done_before + done, done_before + total)
+
+        docs = read_each(paths, lambda p: read_workspace_document(p, kinds[p]), jobs, read_progress)
         for path, doc in zip(unread, docs, strict=True):
             digest = doc.hash if doc is not None else _digest(path)
             if doc is not None:

@@ -342,7 +342,8 @@ _DELIMITER_LINE = re.compile("^[%s]*---[%s]*$" % ((re.escape(RUST_WHITESPACE.rep
 def _frontmatter_lines(text: str) -> tuple[list[str], int | None, int]:
     """`rust_lines(text)` up to the closing delimiter only, for text without CR: (those lines,
     the closing line's index or None, where the body starts). The body is the rest of the text,
-    never split into lines (bodies are most of a file)."""
+    never split into lines (bodies are most of a file). Without an opening or a closing
+    delimiter only the first line is returned: the caller then fails the file on it."""
     first_end = text.find("\n")
     if first_end < 0 or not _DELIMITER_LINE.match(text):
         return ([text[:first_end] if first_end >= 0 else text] if text else []), None, len(text)
@@ -359,7 +360,7 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     Raises `InvalidFrontmatter`, `Yaml` or `MissingField` with the crate's messages.
     """
     text = content.replace("\r\n", "\n") if "\r" in content else content
-    if "\r" in text:  # a CR left before a line break: rust_lines trims it from every line
+    if "\r" in text:  # a CR anywhere (rare): every line read, as rust_lines trims one before a LF
         lines = rust_lines(text)
         close = next((i for i in range(1, len(lines)) if rust_trim(lines[i]) == "---"), None)
         body_text = "\n".join(lines[close + 1 :]) if close is not None else ""
@@ -444,7 +445,8 @@ def parse_convention_markdown(path: str | os.PathLike[str], content: str) -> Par
 
 
 _SKILLS_COMPONENT = re.compile(
-    r"(?:^|[/\\])\.skills(?:[/\\]|\Z)" if os.sep != "/" else r"(?:^|/)\.skills(?:/|\Z)", re.I | re.A
+    r"(?:^|[/\\]|^[A-Za-z]:)\.skills(?:[/\\]|\Z)" if os.sep != "/" else r"(?:^|/)\.skills(?:/|\Z)",
+    re.I | re.A,
 )
 
 
@@ -455,6 +457,9 @@ def parse_instruction_markdown(path: str | os.PathLike[str], content: str) -> Pa
     # Plain string tests, not PurePath: a cold index dispatches 15,000 paths.
     if _SKILLS_COMPONENT.search(text):  # a `.skills` component, in any ASCII case
         return parse_skill_markdown(path, content)
-    if ascii_upper(os.path.basename(os.path.normpath(text))) in CONVENTION_NAMES:
+    name = text.rpartition(os.sep)[2]
+    if name in ("", ".", "..") or (os.altsep and os.altsep in name):  # PurePath knows these best
+        name = PurePath(text).name
+    if ascii_upper(name) in CONVENTION_NAMES:
         return parse_convention_markdown(path, content)
     return parse_skill_markdown(path, content)

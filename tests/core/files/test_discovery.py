@@ -68,6 +68,28 @@ def test_crate_convention_rules(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("spelling", [".", "./", "", "sub/.."])
+def test_crate_discovery_of_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str
+) -> None:
+    """The root as the CLI gives it by default (`.`): each file once, in the order an absolute
+    root gives, a convention file inside `.skills/` (found by both walks) included."""
+    files = [
+        ".claude/skills/beta.md",
+        ".skills/alpha/AGENTS.md",
+        ".skills/alpha/SKILL.md",
+        "AGENTS.md",
+        "sub/CLAUDE.md",
+    ]
+    for name in files:
+        touch(tmp_path, name)
+    expected = rel(tmp_path, discover_instruction_files(tmp_path))
+    assert expected == files  # in Rust's path order
+    monkeypatch.chdir(tmp_path)
+    prefix = "sub/../" if spelling == "sub/.." else ""  # a Path keeps `..` (so does the crate's PathBuf)
+    assert [p.as_posix() for p in discover_instruction_files(spelling)] == [prefix + p for p in expected]
+
+
 def test_crate_root_errors(tmp_path: Path) -> None:
     assert discover_instruction_files(tmp_path / "missing") == []
     with pytest.raises(InvalidSkillsRoot) as info:

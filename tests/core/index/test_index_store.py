@@ -594,3 +594,25 @@ def test_a_cold_load_on_two_processes_equals_one(tmp_path: Path) -> None:
         reloaded = DocumentStore(store_of(tmp_path / cache))
         reloaded.documents({os.path.normpath(d.path): d.kind for d in one}, jobs=2)
         assert (reloaded.reused, reloaded.read) == (len(one), 0)
+
+
+def test_two_spellings_of_one_file_are_both_answered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_skill(tmp_path, "a", skill("a", "an a helper"))
+    kind = first_kind(tmp_path, tmp_path / "skills" / "a" / "SKILL.md")
+    found = DocumentStore(None).documents({"skills/a/SKILL.md": kind, "./skills/a/SKILL.md": kind}, jobs=1)
+    assert [doc.name if doc else None for doc, _ in found.values()] == ["a", "a"]
+
+
+def test_progress_counts_every_file_when_some_are_reused(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root, count=12)
+    load(root, tmp_path / "cache")
+    age(tmp_path / "cache")
+    write_skill(root, "s3", skill("s3", "changed"))
+    reports: list[tuple[int, int]] = []
+    load_cached_workspace_index(
+        root, cache_dir=tmp_path / "cache", progress=lambda done, total: reports.append((done, total))
+    )
+    assert {total for _, total in reports} == {13}
+    assert reports[0] == (0, 13) and reports[-1][0] >= 12  # the reused ones count as done

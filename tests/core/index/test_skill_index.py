@@ -4,7 +4,10 @@ process; a child that fails costs time, never a document."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,18 +52,39 @@ def as_data(docs: object) -> list[dict[str, object]]:
     return [{**d.to_json(), "kind": d.kind, "when": d.when_to_use, "is_path": type(d.path)} for d in docs]
 
 
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many children each forked read started (a test that forks nothing proves nothing)."""
+    started: list[int] = []
+    start = forked.start
+
+    def counting(work: Any) -> Any:
+        started.append(1)
+        return start(work)
+
+    monkeypatch.setattr(forked, "start", counting)
+    return started
+
+
 @needs_fork
-def test_forked_reading_equals_one_process(tmp_path: Path) -> None:
+def test_forked_reading_equals_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, children: list[int]
+) -> None:
     write_tree(tmp_path, 1300)
     one = load_skill_index(tmp_path, jobs=1)
     assert len(one) == 1300 - 14 - 14 + 1  # the unreadable ones out, AGENTS.md in
-    for jobs in (2, 3):
+    assert not children
+    assert as_data(load_skill_index(tmp_path, jobs=2)) == as_data(one)
+    assert len(children) == 1
+    monkeypatch.setattr(skill_index, "MIN_PATHS_PER_JOB", 100)  # runs of 100+: several children
+    for jobs in (3, 5):
         assert as_data(load_skill_index(tmp_path, jobs=jobs)) == as_data(one)
+    assert len(children) == 1 + 2 + 4
     assert as_data(load_workspace_index(tmp_path, jobs=2)) == as_data(load_workspace_index(tmp_path, jobs=1))
 
 
 @needs_fork
-def test_a_failed_child_is_read_again_here(tmp_path: Path) -> None:
+def test_a_failed_child_is_read_again_here(tmp_path: Path, children: list[int]) -> None:
     write_tree(tmp_path, 1100)
     paths = sorted((tmp_path / ".skills").rglob("SKILL.md"))
     parent = os.getpid()
@@ -73,16 +97,51 @@ def test_a_failed_child_is_read_again_here(tmp_path: Path) -> None:
     assert as_data(read_documents(paths, read_unless_child, jobs=2)) == as_data(
         read_documents(paths, read_crate_document, jobs=1)
     )
+    assert len(children) == 1
+
+
+@needs_fork
+def test_an_error_in_this_process_leaves_no_child_running(tmp_path: Path, children: list[int]) -> None:
+    write_tree(tmp_path, 1100)
+    paths = sorted((tmp_path / ".skills").rglob("SKILL.md"))
+    parent = os.getpid()
+    pids = tmp_path / "pids"
+
+    def slow_in_child_failing_here(path: Path) -> SkillDocument | None:
+        if os.getpid() != parent:
+            with pids.open("a") as out:
+                out.write(f"{os.getpid()}\n")
+            time.sleep(1)  # still reading when this process fails
+        elif path == paths[100]:
+            for _ in range(500):  # fail once the child is reading
+                if pids.exists():
+                    break
+                time.sleep(0.01)
+            raise OSError("a disk error here")
+        return read_crate_document(path)
+
+    with pytest.raises(OSError, match="a disk error here"):
+        read_documents(paths, slow_in_child_failing_here, jobs=2)
+    assert len(children) == 1
+    (pid,) = {int(line) for line in pids.read_text().split()}
+    with pytest.raises(ProcessLookupError):  # stopped and reaped: not even a zombie
+        os.kill(pid, 0)
 
 
 def test_small_trees_and_threads_read_in_this_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, children: list[int]
 ) -> None:
     """Fewer than MIN_PATHS_PER_JOB paths a process, or another thread running: no fork."""
     write_tree(tmp_path, 40)
-    monkeypatch.setattr(forked, "start", lambda work: pytest.fail("forked"))
     paths = sorted((tmp_path / ".skills").rglob("SKILL.md"))
     assert len(read_documents(paths, read_crate_document, jobs=2)) == 39
-    monkeypatch.setattr(forked, "may_fork", lambda: False)
     monkeypatch.setattr(skill_index, "MIN_PATHS_PER_JOB", 1)
-    assert len(read_documents(paths, read_crate_document, jobs=2)) == 39
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert len(read_documents(paths, read_crate_document, jobs=2)) == 39
+    finally:
+        stop.set()
+        thread.join()
+    assert not children
