@@ -350,6 +350,58 @@ def _term_counts(
     return term_rows, text_index, counts
 
 
+def _distinct(texts: Sequence[str]) -> tuple[list[str], np.ndarray[Any, np.dtype[np.int64]]]:
+    """`texts` without the copies of an earlier one, and which of those each text is. A workspace
+    holds many copies (a skill mirrored in `.claude/`, `.agents/`, ...: a third of the corpus's
+    body text), and they sort next to each other (by name). Only texts of a length met twice
+    are hashed."""
+    sizes = Counter(map(len, texts))
+    seen: dict[str, int] = {}
+    distinct: list[str] = []
+    source = []
+    for text in texts:
+        number = len(distinct)
+        if sizes[len(text)] > 1:
+            number = seen.setdefault(text, number)
+        if number == len(distinct):
+            distinct.append(text)
+        source.append(number)
+    return distinct, np.array(source, np.int64)
+
+
+def _with_copies(
+    term_rows: np.ndarray[Any, Any],
+    distinct_of: np.ndarray[Any, Any],
+    counts: np.ndarray[Any, Any],
+    source: np.ndarray[Any, Any],
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """`_term_counts` of every text from those of the distinct ones (`_distinct`): each copy gets
+    the (term row, count) entries of the text it copies. Sorted by term row then text, as
+    `_term_counts` sorts; counts above _MAX_COUNT come out as _MAX_COUNT (postings keep no more)."""
+    width = len(source)
+    first_of = np.empty(int(source.max()) + 1, np.int64)
+    first_of[source[::-1]] = np.arange(width - 1, -1, -1)  # each distinct text's first place
+    copies = np.flatnonzero(first_of[source] != np.arange(width))
+    copied = source[copies]
+    per_text = np.bincount(copied, minlength=len(first_of))
+    grouped = copies[np.argsort(copied, kind="stable")]  # the copies' places, by what they copy
+    # One more entry per copy of an entry's text: the k-th copy of text d is grouped[start[d] + k].
+    held = np.flatnonzero(per_text[distinct_of])
+    repeats = per_text[distinct_of[held]]
+    again = np.repeat(held, repeats)
+    ends = np.cumsum(repeats)
+    nth = np.arange(len(again)) - np.repeat(ends - repeats, repeats)
+    start = np.cumsum(per_text) - per_text
+    texts = np.concatenate((first_of[distinct_of], grouped[start[distinct_of[again]] + nth]))
+    rows = np.concatenate((term_rows, term_rows[again]))
+    clipped = np.minimum(counts, _MAX_COUNT)
+    # Both runs are sorted by (term, text), nearly so: a stable sort (timsort) merges them fast.
+    keys = ((rows * width + texts) << 16) | np.concatenate((clipped, clipped[again]))
+    keys.sort(kind="stable")
+    found_rows, found_texts = np.divmod(keys >> 16, width)
+    return found_rows, found_texts, keys & 0xFFFF
+
+
 def _chunk_postings(
     texts: Sequence[str], first_slot: int, build: _BuildTerms, lengths: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -358,10 +410,13 @@ def _chunk_postings(
     into `lengths`, from `first_slot` on."""
     n_fields = len(FIELDS)
     n = len(texts) // n_fields
-    term_rows, text_of, summed = _term_counts(texts, build)
-    lengths[first_slot : first_slot + n] = np.bincount(
-        text_of, weights=summed, minlength=n * n_fields
-    ).reshape(n, n_fields)
+    distinct, source = _distinct(texts)
+    term_rows, text_of, summed = _term_counts(distinct, build)
+    text_lengths = np.bincount(text_of, weights=summed, minlength=len(distinct))
+    if len(distinct) < len(texts):
+        text_lengths = text_lengths[source]
+        term_rows, text_of, summed = _with_copies(term_rows, text_of, summed, source)
+    lengths[first_slot : first_slot + n] = text_lengths.reshape(n, n_fields)
     slot_of, fields_of = np.divmod(text_of, n_fields)
     pairs = term_rows * n + slot_of  # ascending, as (term row, text) is
     new_pair = np.concatenate(([True], pairs[1:] != pairs[:-1])) if len(pairs) else np.zeros(0, bool)

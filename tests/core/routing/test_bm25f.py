@@ -258,6 +258,35 @@ def test_bulk_term_counts_give_the_terms_of_each_text(batches: list[list[str]]) 
 @given(st.lists(st.tuples(messy, messy, messy), min_size=2, max_size=12), st.integers(1, 5))
 def test_bulk_build_equals_adding_one_by_one_on_random_texts(entries, chunk) -> None:  # type: ignore[no-untyped-def]
     docs = [doc(i, f"n{i}", description, body, (tag,)) for i, (description, body, tag) in enumerate(entries)]
+    assert_bulk_build_equals_adding_one_by_one(docs, chunk)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(messy, messy, messy), min_size=1, max_size=4),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=14),
+    st.integers(1, 6),
+)
+def test_copied_texts_are_counted_as_any_other(originals, picks, chunk) -> None:  # type: ignore[no-untyped-def]
+    """A chunk's copies of one text (a skill mirrored in several folders) are split into words once
+    and given to every copy: the same postings as adding the documents one by one."""
+    docs = []
+    for i, (whole, body) in enumerate(picks):
+        description, _, tag = originals[whole % len(originals)]
+        docs.append(doc(i, f"n{whole % 2}", description, originals[body % len(originals)][1], (tag,)))
+    assert_bulk_build_equals_adding_one_by_one(docs, chunk)
+
+
+def test_copies_of_a_word_repeated_past_the_largest_count_keep_the_exact_length() -> None:
+    body = "invoice " * (bm25f._MAX_COUNT + 10)
+    docs = [doc(i, "n", "pdf forms", body if i % 2 else "notes", ("pdf",)) for i in range(4)]
+    assert_bulk_build_equals_adding_one_by_one(docs, 4)
+    built = bm25f._bulk_postings(list(SkillIndex(docs)), 1)
+    assert built.lengths[:, 3].tolist() == [1, bm25f._MAX_COUNT + 10] * 2
+    assert built.counts[3].max() == bm25f._MAX_COUNT
+
+
+def assert_bulk_build_equals_adding_one_by_one(docs: list[SkillDocument], chunk: int) -> None:
     original = bm25f._CHUNK
     bm25f._CHUNK = chunk  # several chunks: their postings merge in order
     try:
