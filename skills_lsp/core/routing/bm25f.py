@@ -81,6 +81,36 @@ def _separates(code: int) -> bool:
     return not any(c.isalnum() or c in "'’" for c in chr(code).casefold())
 
 
+# What a non-ASCII character is to the bulk build (0: not known yet).
+_IN_WORDS, _SEPARATOR, _CJK_TERM = 1, 2, 3
+
+
+@cache
+def _character_kinds() -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Each code point's kind, filled in as characters are first met: looked up for every
+    non-ASCII character of a build (a table, not a sort of them all for their distinct values)."""
+    return np.zeros(sys.maxunicode + 1, np.uint8)
+
+
+def _kinds(code: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """The kind of each of these code points."""
+    table = _character_kinds()
+    kinds: np.ndarray[Any, np.dtype[np.uint8]] = table[code]
+    unknown = np.flatnonzero(kinds == 0)
+    if len(unknown):
+        values = np.unique(code[unknown]).tolist()
+        table[values] = [
+            _SEPARATOR
+            if _separates(value)
+            else _CJK_TERM
+            if any(lowest <= value <= highest for lowest, highest in CJK_RANGES)
+            else _IN_WORDS
+            for value in values
+        ]
+        kinds[unknown] = table[code[unknown]]
+    return kinds
+
+
 def _blank_separators(data: np.ndarray[Any, np.dtype[np.uint8]]) -> np.ndarray[Any, np.dtype[np.int64]]:
     """Overwrite with spaces, in UTF-8 bytes, each non-ASCII character that only separates words
     (dashes, arrows, box drawing, CJK punctuation) and each apostrophe that joins no two ASCII
@@ -93,18 +123,15 @@ def _blank_separators(data: np.ndarray[Any, np.dtype[np.uint8]]) -> np.ndarray[A
     for k in range(1, 4):
         more = width > k
         code[more] = (code[more] << 6) | (data[leads[more] + k] & 0x3F)
-    values, which = np.unique(code, return_inverse=True)
-    blank = np.fromiter(map(_separates, values.tolist()), bool, len(values))[which]
+    kinds = _kinds(code)
+    blank = kinds == _SEPARATOR
     for k in range(4):
         data[leads[blank & (width > k)] + k] = _SPACE
     quotes = np.flatnonzero(data == _APOSTROPHE)
     before, after = data[quotes - 1], data[quotes + 1]
     lone = ((before < 128) & ~_ASCII_WORD[before]) | ((after < 128) & ~_ASCII_WORD[after])
     data[quotes[lone]] = _SPACE
-    cjk = np.zeros(len(code), bool)
-    for lowest, highest in CJK_RANGES:
-        cjk |= (code >= lowest) & (code <= highest)
-    kept: np.ndarray[Any, np.dtype[np.int64]] = leads[cjk & ~blank]
+    kept: np.ndarray[Any, np.dtype[np.int64]] = leads[kinds == _CJK_TERM]
     return kept
 
 
@@ -439,6 +466,11 @@ class _Postings:
     counts: np.ndarray[Any, np.dtype[np.uint16]]
     lengths: np.ndarray[Any, np.dtype[np.float64]]
     processes: int = 1  # how many built them
+    # Each word's row, where this process numbered them; a child sends the vocabulary alone.
+    rows: dict[str, int] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "rows": None}
 
 
 def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Postings:
@@ -477,7 +509,7 @@ def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Postings:
         for f in range(n_fields):  # one field at a time: numpy scatters a row faster than a block
             counts_out[f, at] = counts[f]
         cursor[run_terms] += run_lengths
-    return _Postings(list(vocabulary), indptr, slots_out, counts_out, lengths)
+    return _Postings(list(vocabulary), indptr, slots_out, counts_out, lengths, rows=vocabulary)
 
 
 def _joined(parts: list[_Postings]) -> _Postings:
@@ -486,12 +518,15 @@ def _joined(parts: list[_Postings]) -> _Postings:
     still in order of first appearance over all the documents)."""
     if len(parts) == 1:
         return parts[0]
-    vocabulary: dict[str, int] = {}
-    rows_of = [
+    # The first part's words keep their rows (it was built here: its own dictionary grows on).
+    first = parts[0]
+    vocabulary = first.rows if first.rows is not None else {w: r for r, w in enumerate(first.vocabulary)}
+    first.rows = None
+    rows_of = [np.arange(len(first.vocabulary))] + [
         np.fromiter(
             (vocabulary.setdefault(w, len(vocabulary)) for w in p.vocabulary), np.int64, len(p.vocabulary)
         )
-        for p in parts
+        for p in parts[1:]
     ]
     per_term = np.zeros(len(vocabulary), np.int64)
     for part, rows in zip(parts, rows_of, strict=True):
@@ -509,7 +544,8 @@ def _joined(parts: list[_Postings]) -> _Postings:
             counts[f, at] = part.counts[f]
         cursor[rows] += sizes
     lengths = np.concatenate([p.lengths for p in parts])
-    return _Postings(list(vocabulary), indptr, slots, counts, lengths, sum(p.processes for p in parts))
+    processes = sum(p.processes for p in parts)
+    return _Postings(list(vocabulary), indptr, slots, counts, lengths, processes, rows=vocabulary)
 
 
 def _default_jobs() -> int:
@@ -818,7 +854,8 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         for doc in docs:
             self._claim(doc)
         built = _bulk_postings(docs, self.jobs if self.jobs is not None else _default_jobs())
-        self._vocabulary = {word: row for row, word in enumerate(built.vocabulary)}
+        rows = built.rows  # made as the words were numbered
+        self._vocabulary = rows if rows is not None else {w: r for r, w in enumerate(built.vocabulary)}
         self._base_slots = built.slots
         self._base_counts = built.counts
         self._indptr = built.indptr
