@@ -69,7 +69,6 @@ _ASCII_FOLD = bytes(
 )
 _ASCII_WORD = np.array([chr(c).isalnum() for c in range(128)] + [False] * 128)  # [0-9A-Za-z]
 _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], np.uint64)
-_HIGH_BITS = np.uint64(0x8080808080808080)  # the top bit of each byte: set in non-ASCII bytes
 _FAST_LENGTH = 16  # bytes: two uint64 keys spell a token this long exactly
 _SPACE = 32
 _APOSTROPHE = 39
@@ -137,20 +136,17 @@ def _blank_separators(data: np.ndarray[Any, np.dtype[np.uint8]]) -> np.ndarray[A
 
 @dataclass
 class _Tokens:
-    """The tokens of some texts (runs of word bytes between spaces), numbered in order. A fast
-    token (ASCII letters, digits and joining apostrophes, up to 16 bytes: nearly all of them) is
-    two integers that spell it exactly; the others are kept as bytes, for the regex."""
+    """The tokens of some texts (runs of word bytes between spaces), numbered in order. A token
+    of up to 16 bytes (all but 0.4 % of them) is two integers that spell it exactly; a longer one
+    is looked up by its bytes."""
 
     folded: bytes  # the texts' UTF-8, ASCII letters lower-cased: a token's bytes here spell its word
     starts: np.ndarray[Any, np.dtype[np.int64]]  # each token's first byte in `folded`
     ends: np.ndarray[Any, np.dtype[np.int64]]  # and the byte after its last
-    fast: np.ndarray[Any, np.dtype[np.int64]]  # the fast tokens' numbers
-    low: np.ndarray[Any, np.dtype[np.uint64]]  # their first 8 bytes, little-endian, zero-padded
-    high: np.ndarray[Any, np.dtype[np.uint64]]  # their next 8 bytes (0 for a token of up to 8)
-    fast_text: np.ndarray[Any, np.dtype[np.int64]]  # the text each fast token is in
-    slow: np.ndarray[Any, np.dtype[np.int64]]  # the other tokens' numbers
-    slow_text: np.ndarray[Any, np.dtype[np.int64]]  # the text each of those is in
-    slow_bytes: list[bytes]  # and its bytes
+    text_of: np.ndarray[Any, np.dtype[np.int32]]  # the text each token is in
+    low: np.ndarray[Any, np.dtype[np.uint64]]  # its first 8 bytes, little-endian, zero-padded
+    high: np.ndarray[Any, np.dtype[np.uint64]]  # its next 8 bytes (0 for a token of up to 8)
+    long: np.ndarray[Any, np.dtype[np.int64]]  # the numbers of the tokens longer than 16 bytes
 
 
 def _tokens(texts: Sequence[str]) -> _Tokens:
@@ -180,24 +176,19 @@ def _tokens(texts: Sequence[str]) -> _Tokens:
         starts, ends = edges[0::2], edges[1::2]
     del word
     sizes = ends - starts
-    is_cjk = np.zeros(len(starts), bool)
-    is_cjk[np.searchsorted(starts, cjk)] = True
     # Tokens never span the space between two texts, so each text's tokens are a run of them.
     per_text = np.diff(np.searchsorted(starts, text_starts))
-    text_of = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
+    text_of = np.repeat(np.arange(len(texts), dtype=np.int32), per_text)
     # Every token's first 16 bytes as two little-endian uint64, zero-padded past its end.
     windows = np.ndarray((len(data) - 7,), np.dtype("<u8"), data, strides=(1,))
     low = windows[starts] & _LOW_BYTES[np.minimum(sizes, 8)]
     high = np.zeros(len(starts), np.uint64)
     longer = np.flatnonzero(sizes > 8)
-    high[longer] = windows[starts[longer] + 8] & _LOW_BYTES[np.minimum(sizes[longer] - 8, 8)]
-    is_slow = (sizes > _FAST_LENGTH) | ((((low | high) & _HIGH_BITS) != 0) & ~is_cjk)
-    fast, slow = np.flatnonzero(~is_slow), np.flatnonzero(is_slow)
-    folded = joined  # a token's bytes are the same before separators were blanked
-    slow_bytes = list(map(folded.__getitem__, map(slice, starts[slow].tolist(), ends[slow].tolist())))
-    return _Tokens(
-        folded, starts, ends, fast, low[fast], high[fast], text_of[fast], slow, text_of[slow], slow_bytes
-    )
+    longer_sizes = sizes[longer]
+    high[longer] = windows[starts[longer] + 8] & _LOW_BYTES[np.minimum(longer_sizes - 8, 8)]
+    long = longer[longer_sizes > _FAST_LENGTH]
+    # A token's bytes are the same before separators were blanked.
+    return _Tokens(joined, starts, ends, text_of, low, high, long)
 
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of key x this
@@ -270,95 +261,100 @@ class _FastWords:
             pending, places = pending[left], (places[left] + 1) & mask
 
 
-def _fast_term(word: str) -> str | None:
-    """`_word_terms(word)` of a fast token's word (ASCII letters, digits and apostrophes, or one
-    CJK character): one term or none."""
-    if not word.isascii():
-        return word
+def _ascii_terms(word: str) -> tuple[str, ...]:
+    """`_word_terms(word)` of an ASCII token's word (letters, digits and joining apostrophes)."""
     if "'" in word:
         word = word.replace("'", "")
     if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
-        return None
-    return stem(word)
+        return ()
+    return (stem(word),)
+
+
+def _pieces_terms(pieces: list[bytes]) -> list[tuple[str, ...]]:
+    """The terms of each token (its bytes in `_Tokens.folded`): an ASCII one is one word; in any
+    other the regex finds the words, on its case-folded text as `words()` does."""
+    texts = [piece.decode("utf-8", "surrogatepass") for piece in pieces]
+    found: list[tuple[str, ...]] = [() if not text.isascii() else _ascii_terms(text) for text in texts]
+    others = [i for i, text in enumerate(texts) if not text.isascii()]
+    if others:
+        marked = "\n".join([*map(texts.__getitem__, others), ""]).casefold().replace("’", "'")
+        words: list[str] = []
+        at = iter(others)
+        for word in _MARKED_WORD.findall(marked):
+            if word == "\n":
+                found[next(at)] = tuple(term for w in words for term in _word_terms.__wrapped__(w))
+                words = []
+            else:
+                words.append(word)
+    return found
+
+
+_BY_BYTES = 1 << 63  # the value of a token looked up by its bytes (a long one, or one with several terms)
 
 
 class _BuildTerms:
-    """The terms of a bulk build's words, numbered as they first appear (the vocabulary's order),
-    each distinct word made into terms once per build: a fast token's word found in a hash table,
-    any other token's terms (the regex's words in it) in a dictionary."""
+    """The terms of a bulk build's tokens, numbered as they first appear (the vocabulary's order),
+    each distinct token made into terms once per build: one of up to 16 bytes found in a hash
+    table, a longer one (or one of the rare few that give several terms) in a dictionary."""
 
     def __init__(self) -> None:
         self.vocabulary: dict[str, int] = {}
-        self._fast = _FastWords()  # value: 2 + the word's term row, or 1 for a word with no term
-        self._slow_words: dict[str, tuple[int, ...]] = {}  # words found by the regex: term rows
-        self._slow_tokens: dict[bytes, tuple[int, ...]] = {}  # tokens outside the fast path: term rows
+        # value: 2 + the token's term row, 1 for a token with no term, _BY_BYTES for several
+        self._fast = _FastWords()
+        self._by_bytes: dict[bytes, tuple[int, ...]] = {}  # term rows of the other tokens
 
     def entries(self, tokens: _Tokens) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        """(term row, text) of each term the tokens give (fast tokens first, each in order)."""
+        """(term row, text) of each term the tokens give."""
         values = self._fast.find(tokens.low, tokens.high)
+        values[tokens.long] = _BY_BYTES
         missing = np.flatnonzero(values == 0)
-        # The new fast words: each one's first token, and which of them each missing token is.
+        # The new tokens: each one's first place, and which of them each missing token is.
         low, high = tokens.low[missing], tokens.high[missing]
-        order = np.lexsort((high, low))  # stable: a word's first token comes first
+        order = np.lexsort((high, low))  # stable: a token's first place comes first
         low, high = low[order], high[order]
         first = np.ones(len(order), bool)
         first[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
         which = np.empty(len(order), np.int64)
         which[order] = np.cumsum(first) - 1
-        heads = tokens.fast[missing[order[first]]]
-        folded = tokens.folded
-        spelt = map(
-            folded.__getitem__, map(slice, tokens.starts[heads].tolist(), tokens.ends[heads].tolist())
-        )
-        fast_terms = list(map(_fast_term, map(bytes.decode, spelt)))
-        # The new tokens outside the fast path, each one's first token number, and their new words.
-        slow_tokens, slow_words = self._slow_tokens, self._slow_words
-        numbers = tokens.slow.tolist()
-        firsts = dict(zip(reversed(tokens.slow_bytes), reversed(numbers), strict=True))
-        new_tokens = [piece for piece in firsts if piece not in slow_tokens]
-        found = _MARKED_WORD.findall(
-            (b"\n".join(new_tokens) + b"\n").decode("utf-8", "surrogatepass").casefold().replace("’", "'")
-        )
-        token_words: list[list[str]] = [[]]
-        for text in found:
-            if text == "\n":
-                token_words.append([])
-            else:
-                token_words[-1].append(text)
-        new_words: dict[str, tuple[int, int]] = {}  # (token, place) where each first appears
-        for piece, words in zip(new_tokens, token_words, strict=False):
-            number = firsts[piece]
-            for place, text in enumerate(words):
-                if text not in slow_words and new_words.get(text, (number + 1, 0)) > (number, place):
-                    new_words[text] = (number, place)
-        # Terms numbered in order of first appearance, over both kinds of words.
-        slow_new = list(new_words)
-        slow_terms = [_word_terms.__wrapped__(word) for word in slow_new]
-        appear = np.concatenate((heads, np.array([new_words[w][0] for w in slow_new], np.int64)))
-        places = np.concatenate((np.zeros(len(heads), np.int64), [new_words[w][1] for w in slow_new]))
-        new_terms = [() if term is None else (term,) for term in fast_terms] + slow_terms
+        heads = missing[order[first]]
+        folded, starts, ends = tokens.folded, tokens.starts, tokens.ends
+        new = list(map(folded.__getitem__, map(slice, starts[heads].tolist(), ends[heads].tolist())))
+        # The new long tokens, each at its first place.
+        by_bytes = self._by_bytes
+        long = tokens.long.tolist()
+        spelt = map(folded.__getitem__, map(slice, starts[tokens.long].tolist(), ends[tokens.long].tolist()))
+        firsts = dict(zip(reversed(list(spelt)), reversed(long), strict=True))
+        new_long = [piece for piece in firsts if piece not in by_bytes]
+        found = _pieces_terms(new + new_long)
+        # Terms numbered in order of first appearance: the new tokens' terms, in their order.
+        appear = np.concatenate((heads, np.array([firsts[piece] for piece in new_long], np.int64)))
         vocabulary = self.vocabulary
-        ordered = chain.from_iterable(map(new_terms.__getitem__, np.lexsort((places, appear)).tolist()))
+        ordered = chain.from_iterable(map(found.__getitem__, np.argsort(appear, kind="stable").tolist()))
         fresh = [term for term in dict.fromkeys(ordered) if term not in vocabulary]
         vocabulary.update(zip(fresh, range(len(vocabulary), len(vocabulary) + len(fresh)), strict=True))
-        new_rows = [-1 if term is None else vocabulary[term] for term in fast_terms]
-        new_values = (np.array(new_rows, np.int64) + 2).astype(np.uint64)
-        for word, terms_of_word in zip(slow_new, slow_terms, strict=True):
-            slow_words[word] = tuple(map(vocabulary.__getitem__, terms_of_word))
+        new_values = np.empty(len(new), np.uint64)
+        new_values[:] = [
+            vocabulary[terms_of[0]] + 2 if len(terms_of) == 1 else 1 if not terms_of else _BY_BYTES
+            for terms_of in found[: len(new)]
+        ]
+        for piece, terms_of in zip(new + new_long, found, strict=True):
+            if len(terms_of) > 1 or len(piece) > _FAST_LENGTH:
+                by_bytes[piece] = tuple(map(vocabulary.__getitem__, terms_of))
         self._fast.add(low[first], high[first], new_values)
         values[missing] = new_values[which]
-        for piece, words in zip(new_tokens, token_words, strict=False):
-            slow_tokens[piece] = tuple(row for text in words for row in slow_words[text])
-        kept = np.flatnonzero(values > 1)
-        of_slow = list(map(slow_tokens.__getitem__, tokens.slow_bytes))
-        per_slow = np.fromiter(map(len, of_slow), np.int64, len(of_slow))
+        kept = np.flatnonzero((values > 1) & (values != _BY_BYTES))
+        looked_up = np.flatnonzero(values == _BY_BYTES)
+        spelt = map(folded.__getitem__, map(slice, starts[looked_up].tolist(), ends[looked_up].tolist()))
+        of_bytes = list(map(by_bytes.__getitem__, spelt))
+        per_token = np.fromiter(map(len, of_bytes), np.int64, len(of_bytes))
         rows = np.concatenate(
             (
                 values[kept].astype(np.int64) - 2,
-                np.fromiter(chain.from_iterable(of_slow), np.int64, int(per_slow.sum())),
+                np.fromiter(chain.from_iterable(of_bytes), np.int64, int(per_token.sum())),
             )
         )
-        return rows, np.concatenate((tokens.fast_text[kept], np.repeat(tokens.slow_text, per_slow)))
+        text_of = tokens.text_of
+        return rows, np.concatenate((text_of[kept], np.repeat(text_of[looked_up], per_token)))
 
 
 def _term_counts(
