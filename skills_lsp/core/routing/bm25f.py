@@ -462,6 +462,21 @@ class _Postings:
     counts: np.ndarray[Any, np.dtype[np.uint16]]
     lengths: np.ndarray[Any, np.dtype[np.float64]]
     processes: int = 1  # how many built them
+    rows: dict[str, int] | None = None  # each word's row
+
+
+_Chunk = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
+
+
+@dataclass
+class _Counted:
+    """The postings of a run of consecutive documents, counted chunk by chunk and not yet placed
+    by word: each chunk's (term rows, slots, counts per field), sorted by (term row, slot)."""
+
+    vocabulary: list[str]  # in order of first appearance
+    chunks: list[_Chunk]
+    lengths: np.ndarray[Any, np.dtype[np.float64]]
+    processes: int = 1  # how many built them
     # Each word's row, where this process numbered them; a child sends the vocabulary alone.
     rows: dict[str, int] | None = None
 
@@ -469,79 +484,68 @@ class _Postings:
         return {**self.__dict__, "rows": None}
 
 
-def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Postings:
+def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Counted:
     """The postings of `docs`, slots from `first_slot` on, in chunks of documents (they bound the
     intermediate arrays, and the bodies read at once: a stored document's is read from its file
     each time), one vocabulary over all of them."""
     n_fields = len(FIELDS)
     n = len(docs)
     build = _BuildTerms()
-    parts = []
+    chunks = []
     lengths = np.zeros((n, n_fields), np.float64)
     for start in range(0, n, _CHUNK):
         chunk = [_field_text(d, f) for d in docs[start : start + _CHUNK] for f in FIELDS]
-        parts.append(_chunk_postings(chunk, start, build, lengths))
-    vocabulary = build.vocabulary
-    # Counting sort into the final arrays: a term's postings are its postings of each chunk
-    # in chunk order, so every term's slots stay ascending; each chunk is freed once placed.
-    per_term = np.zeros(len(vocabulary), np.int64)
-    for term_rows, _, _ in parts:
-        per_term += np.bincount(term_rows, minlength=len(vocabulary))
+        term_rows, slots, counts = _chunk_postings(chunk, start, build, lengths)
+        chunks.append((term_rows, slots + np.int32(first_slot), counts))
+    return _Counted(list(build.vocabulary), chunks, lengths, rows=build.vocabulary)
+
+
+def _placed(parts: list[_Counted]) -> _Postings:
+    """The postings of consecutive runs of documents, placed by word: a word's postings are its
+    postings in each chunk of each run in turn (so its slots stay ascending), the vocabulary each
+    run's new words in turn (so still in order of first appearance over all the documents). Each
+    chunk is placed once, and freed once placed."""
+    # The first run's words keep their rows (it was counted here: its own dictionary grows on).
+    first = parts[0]
+    vocabulary = first.rows if first.rows is not None else {w: r for r, w in enumerate(first.vocabulary)}
+    first.rows = None
+    chunks = list(first.chunks)
+    for part in parts[1:]:
+        rows = np.fromiter(
+            (vocabulary.setdefault(w, len(vocabulary)) for w in part.vocabulary),
+            np.int32,
+            len(part.vocabulary),
+        )
+        # Still a run of entries per word in each chunk: rows that are new here are new there too.
+        chunks += [(rows[term_rows], slots, counts) for term_rows, slots, counts in part.chunks]
+    for part in parts:
+        part.chunks = []
+    # Counting sort into the final arrays.
+    per_term = np.bincount(
+        np.concatenate([term_rows for term_rows, _, _ in chunks]), minlength=len(vocabulary)
+    )
     indptr = np.zeros(len(vocabulary) + 1, np.int64)
     np.cumsum(per_term, out=indptr[1:])
     total = int(indptr[-1])
     slots_out = np.zeros(total, np.int32)
-    counts_out = np.zeros((n_fields, total), np.uint16)
+    counts_out = np.zeros((len(FIELDS), total), np.uint16)
     cursor = indptr[:-1].copy()
-    while parts:
-        term_rows, slots, counts = parts.pop(0)
+    chunks.reverse()
+    while chunks:
+        term_rows, slots, counts = chunks.pop()
         if not len(term_rows):
             continue
         # The chunk's entries come in runs of one term each: a run goes where its term's cursor is.
         runs = np.flatnonzero(np.concatenate(([True], term_rows[1:] != term_rows[:-1])))
         run_terms, run_lengths = term_rows[runs], np.diff(np.append(runs, len(term_rows)))
         at = np.repeat(cursor[run_terms] - runs, run_lengths) + np.arange(len(term_rows))
-        slots_out[at] = slots + first_slot
-        for f in range(n_fields):  # one field at a time: numpy scatters a row faster than a block
+        slots_out[at] = slots
+        for f in range(len(FIELDS)):  # one field at a time: numpy scatters a row faster than a block
             counts_out[f, at] = counts[f]
         cursor[run_terms] += run_lengths
-    return _Postings(list(vocabulary), indptr, slots_out, counts_out, lengths, rows=vocabulary)
-
-
-def _joined(parts: list[_Postings]) -> _Postings:
-    """Postings of consecutive runs of documents as one: a word's postings are its postings in
-    each part in turn (slots still ascending), the vocabulary each part's new words in turn (so
-    still in order of first appearance over all the documents)."""
-    if len(parts) == 1:
-        return parts[0]
-    # The first part's words keep their rows (it was built here: its own dictionary grows on).
-    first = parts[0]
-    vocabulary = first.rows if first.rows is not None else {w: r for r, w in enumerate(first.vocabulary)}
-    first.rows = None
-    rows_of = [np.arange(len(first.vocabulary))] + [
-        np.fromiter(
-            (vocabulary.setdefault(w, len(vocabulary)) for w in p.vocabulary), np.int64, len(p.vocabulary)
-        )
-        for p in parts[1:]
-    ]
-    per_term = np.zeros(len(vocabulary), np.int64)
-    for part, rows in zip(parts, rows_of, strict=True):
-        per_term[rows] += np.diff(part.indptr)
-    indptr = np.zeros(len(vocabulary) + 1, np.int64)
-    np.cumsum(per_term, out=indptr[1:])
-    slots = np.zeros(int(indptr[-1]), np.int32)
-    counts = np.zeros((len(FIELDS), int(indptr[-1])), np.uint16)
-    cursor = indptr[:-1].copy()
-    for part, rows in zip(parts, rows_of, strict=True):
-        sizes = np.diff(part.indptr)
-        at = np.repeat(cursor[rows] - part.indptr[:-1], sizes) + np.arange(len(part.slots))
-        slots[at] = part.slots
-        for f in range(len(FIELDS)):
-            counts[f, at] = part.counts[f]
-        cursor[rows] += sizes
     lengths = np.concatenate([p.lengths for p in parts])
     processes = sum(p.processes for p in parts)
-    return _Postings(list(vocabulary), indptr, slots, counts, lengths, processes, rows=vocabulary)
+    return _Postings(list(vocabulary), indptr, slots_out, counts_out, lengths, processes, rows=vocabulary)
 
 
 def _default_jobs() -> int:
@@ -560,7 +564,7 @@ def _default_jobs() -> int:
     return max(1, min(cpus, _MAX_JOBS, 1 + math.floor(idle + 0.5)))
 
 
-def _forked(work: Callable[[], _Postings]) -> Callable[[bool], _Postings | None]:
+def _forked(work: Callable[[], _Counted]) -> Callable[[bool], _Counted | None]:
     """`work()` started in a forked child process (it starts with the documents in memory). The
     function returned waits for its result, None if the child failed; or, given False, stops the
     child and returns None at once (the build failed here: no child is left running)."""
@@ -582,7 +586,7 @@ def _forked(work: Callable[[], _Postings]) -> Callable[[bool], _Postings | None]
             os._exit(status)
     os.close(write)
 
-    def result(wanted: bool) -> _Postings | None:
+    def result(wanted: bool) -> _Counted | None:
         if not wanted:
             os.kill(pid, signal.SIGKILL)
             os.close(read)
@@ -594,7 +598,7 @@ def _forked(work: Callable[[], _Postings]) -> Callable[[bool], _Postings | None]
         if status != 0 or not data:
             return None
         loaded = pickle.loads(data)
-        return loaded if isinstance(loaded, _Postings) else None
+        return loaded if isinstance(loaded, _Counted) else None
 
     return result
 
@@ -625,7 +629,7 @@ def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
     jobs = min(jobs, n // _MIN_DOCS_PER_JOB)
     threading = sys.modules.get("threading")
     if jobs <= 1 or not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
-        return _part_postings(docs, 0)
+        return _placed([_part_postings(docs, 0)])
     bounds = [n * k // jobs for k in range(jobs + 1)]
     _field_text(docs[0], "body")  # a stored body read once before the fork: the store's table too
     waiting = [(a, b, _forked(partial(_part_postings, docs[a:b], a))) for a, b in pairwise(bounds[1:])]
@@ -641,7 +645,7 @@ def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
             part = _part_postings(docs[a:b], a)
             part.processes = 0
         parts.append(part)
-    return _joined(parts)
+    return _placed(parts)
 
 
 @dataclass(frozen=True)
