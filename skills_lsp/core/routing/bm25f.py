@@ -261,25 +261,28 @@ class _FastWords:
             pending, places = pending[left], (places[left] + 1) & mask
 
 
-def _ascii_terms(word: str) -> tuple[str, ...]:
-    """`_word_terms(word)` of an ASCII token's word (letters, digits and joining apostrophes)."""
-    if "'" in word:
-        word = word.replace("'", "")
-    if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
-        return ()
-    return (stem(word),)
-
-
 def _pieces_terms(pieces: list[bytes]) -> list[tuple[str, ...]]:
-    """The terms of each token (its bytes in `_Tokens.folded`): an ASCII one is one word; in any
-    other the regex finds the words, on its case-folded text as `words()` does."""
-    texts = [piece.decode("utf-8", "surrogatepass") for piece in pieces]
-    found: list[tuple[str, ...]] = [() if not text.isascii() else _ascii_terms(text) for text in texts]
-    others = [i for i, text in enumerate(texts) if not text.isascii()]
+    """The terms of each token (its bytes in `_Tokens.folded`): an ASCII one is one word, made
+    into terms here as `word_terms` does; in any other the regex finds the words, on its
+    case-folded text as `words()` does. All decoded at once: a token holds no line break."""
+    if not pieces:
+        return []
+    found: list[tuple[str, ...]] = []
+    others: list[str] = []
+    places: list[int] = []  # where each of the others is
+    for text in b"\n".join(pieces).decode("utf-8", "surrogatepass").split("\n"):
+        if not text.isascii():
+            others.append(text)
+            places.append(len(found))
+            found.append(())
+            continue
+        if "'" in text:
+            text = text.replace("'", "")
+        found.append(() if text in STOP_WORDS or (len(text) < 2 and not text.isdigit()) else (stem(text),))
     if others:
-        marked = "\n".join([*map(texts.__getitem__, others), ""]).casefold().replace("’", "'")
+        marked = "\n".join([*others, ""]).casefold().replace("’", "'")
+        at = iter(places)
         words: list[str] = []
-        at = iter(others)
         for word in _MARKED_WORD.findall(marked):
             if word == "\n":
                 found[next(at)] = tuple(term for w in words for term in _word_terms.__wrapped__(w))
