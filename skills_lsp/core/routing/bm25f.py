@@ -345,14 +345,15 @@ class _BuildTerms:
                 by_bytes[piece] = tuple(map(vocabulary.__getitem__, terms_of))
         self._fast.add(low[first], high[first], new_values)
         values[missing] = new_values[which]
-        kept = np.flatnonzero((values > 1) & (values != _BY_BYTES))
-        looked_up = np.flatnonzero(values == _BY_BYTES)
+        values -= np.uint64(2)  # a term row, or past the rows: a token with no term wraps round
+        kept = np.flatnonzero(values < _BY_BYTES - 2)
+        looked_up = np.flatnonzero(values == _BY_BYTES - 2)
         spelt = map(folded.__getitem__, map(slice, starts[looked_up].tolist(), ends[looked_up].tolist()))
         of_bytes = list(map(by_bytes.__getitem__, spelt))
         per_token = np.fromiter(map(len, of_bytes), np.int64, len(of_bytes))
         rows = np.concatenate(
             (
-                values[kept].astype(np.int64) - 2,
+                values[kept].astype(np.int64),
                 np.fromiter(chain.from_iterable(of_bytes), np.int64, int(per_token.sum())),
             )
         )
