@@ -571,40 +571,53 @@ def _default_jobs() -> int:
     return max(1, min(cpus, _MAX_JOBS, 1 + math.floor(idle + 0.5)))
 
 
+def _scratch_file() -> int:
+    """A file descriptor of an unnamed file, in memory where the system has that (Linux)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("bm25f-run", getattr(os, "MFD_CLOEXEC", 0))
+    import tempfile  # only where it is needed
+
+    with tempfile.TemporaryFile() as handle:
+        return os.dup(handle.fileno())
+
+
 def _forked(work: Callable[[], _Counted]) -> Callable[[bool], _Counted | None]:
     """`work()` started in a forked child process (it starts with the documents in memory). The
     function returned waits for its result, None if the child failed; or, given False, stops the
-    child and returns None at once (the build failed here: no child is left running)."""
-    read, write = os.pipe()
+    child and returns None at once (the build failed here: no child is left running).
+
+    The child writes its result (tens of MB) into a file in memory and exits: through a pipe it
+    waited, blocked, until this process was done with its own run and read, 64 KiB at a time."""
+    try:
+        scratch = _scratch_file()
+    except OSError:  # no file to be had (a limit): the caller builds it itself
+        return lambda wanted: None
     try:
         pid = os.fork()
-    except OSError:  # no process to be had (a limit): the caller builds it itself
-        os.close(read)
-        os.close(write)
+    except OSError:  # no process to be had
+        os.close(scratch)
         return lambda wanted: None
     if pid == 0:  # pragma: no cover - the child, which never returns (coverage does not see it)
         status = 1
         try:
-            os.close(read)
-            with os.fdopen(write, "wb") as out:
-                out.write(pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL))
+            with os.fdopen(scratch, "wb") as out:
+                pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
-    os.close(write)
 
     def result(wanted: bool) -> _Counted | None:
-        if not wanted:
-            os.kill(pid, signal.SIGKILL)
-            os.close(read)
-            os.waitpid(pid, 0)
-            return None
-        with os.fdopen(read, "rb") as received:
-            data = received.read()
-        _, status = os.waitpid(pid, 0)
-        if status != 0 or not data:
-            return None
-        loaded = pickle.loads(data)
+        with os.fdopen(scratch, "rb") as received:
+            if not wanted:
+                os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            if not wanted or status != 0:
+                return None
+            received.seek(0)  # the child's writes moved the offset this process shares
+            try:
+                loaded = pickle.load(received)
+            except (EOFError, pickle.UnpicklingError):
+                return None
         return loaded if isinstance(loaded, _Counted) else None
 
     return result

@@ -333,6 +333,19 @@ def test_a_bulk_build_over_several_processes_is_the_same_array_for_array(entries
     )
 
 
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_a_childs_postings_come_back_through_a_file(monkeypatch, in_memory) -> None:  # type: ignore[no-untyped-def]
+    """Sent through a file in memory (memfd, Linux) or, where there is none, a temporary file."""
+    docs = list(SkillIndex([doc(i, f"n{i}", f"pdf form {i}", "invoices and notes " * i) for i in range(6)]))
+    monkeypatch.setattr(bm25f, "_MIN_DOCS_PER_JOB", 1)
+    if not in_memory:
+        monkeypatch.delattr(bm25f.os, "memfd_create", raising=False)
+    alone, shared = bm25f._bulk_postings(docs, 1), bm25f._bulk_postings(docs, 3)
+    assert shared.processes == 3 and shared.vocabulary == alone.vocabulary
+    for name in ("indptr", "slots", "counts", "lengths"):
+        assert np.array_equal(getattr(shared, name), getattr(alone, name)), name
+
+
 def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     for cpus, load, jobs in [(2, 0.2, 2), (2, 1.0, 2), (2, 1.7, 1), (2, 5.0, 1), (8, 0.0, 4), (1, 0.0, 1)]:
         monkeypatch.setattr(bm25f.os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
