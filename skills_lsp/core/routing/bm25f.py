@@ -432,9 +432,10 @@ def _with_copies(
 def _chunk_postings(
     texts: Sequence[str], first_slot: int, build: _BuildTerms, lengths: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """(term rows, slots, counts per field) of the postings of the documents whose field texts
-    these are (FIELDS of each in turn), sorted by (term, slot); their field lengths (in terms) go
-    into `lengths`, from `first_slot` on."""
+    """(term rows, slots, counts) of the postings of the documents whose field texts these are
+    (FIELDS of each in turn), sorted by (term, slot), a posting's counts being its fields' uint16
+    counts side by side as one uint64; their field lengths (in terms) go into `lengths`, from
+    `first_slot` on."""
     n_fields = len(FIELDS)
     n = len(texts) // n_fields
     distinct, source = _distinct(texts)
