@@ -69,7 +69,6 @@ _ASCII_FOLD = bytes(
 )
 _ASCII_WORD = np.array([chr(c).isalnum() for c in range(128)] + [False] * 128)  # [0-9A-Za-z]
 _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], np.uint64)
-_HIGH_BITS = np.uint64(0x8080808080808080)  # the top bit of each byte: set in non-ASCII bytes
 _FAST_LENGTH = 16  # bytes: two uint64 keys spell a token this long exactly
 _SPACE = 32
 _APOSTROPHE = 39
@@ -79,6 +78,36 @@ _APOSTROPHE = 39
 def _separates(code: int) -> bool:
     """Whether a character only separates words, even case-folded: then it acts as a space does."""
     return not any(c.isalnum() or c in "'’" for c in chr(code).casefold())
+
+
+# What a non-ASCII character is to the bulk build (0: not known yet).
+_IN_WORDS, _SEPARATOR, _CJK_TERM = 1, 2, 3
+
+
+@cache
+def _character_kinds() -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Each code point's kind, filled in as characters are first met: looked up for every
+    non-ASCII character of a build (a table, not a sort of them all for their distinct values)."""
+    return np.zeros(sys.maxunicode + 1, np.uint8)
+
+
+def _kinds(code: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """The kind of each of these code points."""
+    table = _character_kinds()
+    kinds: np.ndarray[Any, np.dtype[np.uint8]] = table[code]
+    unknown = np.flatnonzero(kinds == 0)
+    if len(unknown):
+        values = np.unique(code[unknown]).tolist()
+        table[values] = [
+            _SEPARATOR
+            if _separates(value)
+            else _CJK_TERM
+            if any(lowest <= value <= highest for lowest, highest in CJK_RANGES)
+            else _IN_WORDS
+            for value in values
+        ]
+        kinds[unknown] = table[code[unknown]]
+    return kinds
 
 
 def _blank_separators(data: np.ndarray[Any, np.dtype[np.uint8]]) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -93,37 +122,31 @@ def _blank_separators(data: np.ndarray[Any, np.dtype[np.uint8]]) -> np.ndarray[A
     for k in range(1, 4):
         more = width > k
         code[more] = (code[more] << 6) | (data[leads[more] + k] & 0x3F)
-    values, which = np.unique(code, return_inverse=True)
-    blank = np.fromiter(map(_separates, values.tolist()), bool, len(values))[which]
+    kinds = _kinds(code)
+    blank = kinds == _SEPARATOR
     for k in range(4):
         data[leads[blank & (width > k)] + k] = _SPACE
     quotes = np.flatnonzero(data == _APOSTROPHE)
     before, after = data[quotes - 1], data[quotes + 1]
     lone = ((before < 128) & ~_ASCII_WORD[before]) | ((after < 128) & ~_ASCII_WORD[after])
     data[quotes[lone]] = _SPACE
-    cjk = np.zeros(len(code), bool)
-    for lowest, highest in CJK_RANGES:
-        cjk |= (code >= lowest) & (code <= highest)
-    kept: np.ndarray[Any, np.dtype[np.int64]] = leads[cjk & ~blank]
+    kept: np.ndarray[Any, np.dtype[np.int64]] = leads[kinds == _CJK_TERM]
     return kept
 
 
 @dataclass
 class _Tokens:
-    """The tokens of some texts (runs of word bytes between spaces), numbered in order. A fast
-    token (ASCII letters, digits and joining apostrophes, up to 16 bytes: nearly all of them) is
-    two integers that spell it exactly; the others are kept as bytes, for the regex."""
+    """The tokens of some texts (runs of word bytes between spaces), numbered in order. A token
+    of up to 16 bytes (all but 0.4 % of them) is two integers that spell it exactly; a longer one
+    is looked up by its bytes."""
 
     folded: bytes  # the texts' UTF-8, ASCII letters lower-cased: a token's bytes here spell its word
     starts: np.ndarray[Any, np.dtype[np.int64]]  # each token's first byte in `folded`
     ends: np.ndarray[Any, np.dtype[np.int64]]  # and the byte after its last
-    fast: np.ndarray[Any, np.dtype[np.int64]]  # the fast tokens' numbers
-    low: np.ndarray[Any, np.dtype[np.uint64]]  # their first 8 bytes, little-endian, zero-padded
-    high: np.ndarray[Any, np.dtype[np.uint64]]  # their next 8 bytes (0 for a token of up to 8)
-    fast_text: np.ndarray[Any, np.dtype[np.int64]]  # the text each fast token is in
-    slow: np.ndarray[Any, np.dtype[np.int64]]  # the other tokens' numbers
-    slow_text: np.ndarray[Any, np.dtype[np.int64]]  # the text each of those is in
-    slow_bytes: list[bytes]  # and its bytes
+    text_of: np.ndarray[Any, np.dtype[np.int32]]  # the text each token is in
+    low: np.ndarray[Any, np.dtype[np.uint64]]  # its first 8 bytes, little-endian, zero-padded
+    high: np.ndarray[Any, np.dtype[np.uint64]]  # its next 8 bytes (0 for a token of up to 8)
+    long: np.ndarray[Any, np.dtype[np.int64]]  # the numbers of the tokens longer than 16 bytes
 
 
 def _tokens(texts: Sequence[str]) -> _Tokens:
@@ -153,24 +176,19 @@ def _tokens(texts: Sequence[str]) -> _Tokens:
         starts, ends = edges[0::2], edges[1::2]
     del word
     sizes = ends - starts
-    is_cjk = np.zeros(len(starts), bool)
-    is_cjk[np.searchsorted(starts, cjk)] = True
     # Tokens never span the space between two texts, so each text's tokens are a run of them.
     per_text = np.diff(np.searchsorted(starts, text_starts))
-    text_of = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
+    text_of = np.repeat(np.arange(len(texts), dtype=np.int32), per_text)
     # Every token's first 16 bytes as two little-endian uint64, zero-padded past its end.
     windows = np.ndarray((len(data) - 7,), np.dtype("<u8"), data, strides=(1,))
     low = windows[starts] & _LOW_BYTES[np.minimum(sizes, 8)]
     high = np.zeros(len(starts), np.uint64)
     longer = np.flatnonzero(sizes > 8)
-    high[longer] = windows[starts[longer] + 8] & _LOW_BYTES[np.minimum(sizes[longer] - 8, 8)]
-    is_slow = (sizes > _FAST_LENGTH) | ((((low | high) & _HIGH_BITS) != 0) & ~is_cjk)
-    fast, slow = np.flatnonzero(~is_slow), np.flatnonzero(is_slow)
-    folded = joined  # a token's bytes are the same before separators were blanked
-    slow_bytes = list(map(folded.__getitem__, map(slice, starts[slow].tolist(), ends[slow].tolist())))
-    return _Tokens(
-        folded, starts, ends, fast, low[fast], high[fast], text_of[fast], slow, text_of[slow], slow_bytes
-    )
+    longer_sizes = sizes[longer]
+    high[longer] = windows[starts[longer] + 8] & _LOW_BYTES[np.minimum(longer_sizes - 8, 8)]
+    long = longer[longer_sizes > _FAST_LENGTH]
+    # A token's bytes are the same before separators were blanked.
+    return _Tokens(joined, starts, ends, text_of, low, high, long)
 
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of key x this
@@ -243,95 +261,104 @@ class _FastWords:
             pending, places = pending[left], (places[left] + 1) & mask
 
 
-def _fast_term(word: str) -> str | None:
-    """`_word_terms(word)` of a fast token's word (ASCII letters, digits and apostrophes, or one
-    CJK character): one term or none."""
-    if not word.isascii():
-        return word
-    if "'" in word:
-        word = word.replace("'", "")
-    if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
-        return None
-    return stem(word)
+def _pieces_terms(pieces: list[bytes]) -> list[tuple[str, ...]]:
+    """The terms of each token (its bytes in `_Tokens.folded`): an ASCII one is one word, made
+    into terms here as `word_terms` does; in any other the regex finds the words, on its
+    case-folded text as `words()` does. All decoded at once: a token holds no line break."""
+    if not pieces:
+        return []
+    found: list[tuple[str, ...]] = []
+    others: list[str] = []
+    places: list[int] = []  # where each of the others is
+    for text in b"\n".join(pieces).decode("utf-8", "surrogatepass").split("\n"):
+        if not text.isascii():
+            others.append(text)
+            places.append(len(found))
+            found.append(())
+            continue
+        if "'" in text:
+            text = text.replace("'", "")
+        found.append(() if text in STOP_WORDS or (len(text) < 2 and not text.isdigit()) else (stem(text),))
+    if others:
+        marked = "\n".join([*others, ""]).casefold().replace("’", "'")
+        at = iter(places)
+        words: list[str] = []
+        for word in _MARKED_WORD.findall(marked):
+            if word == "\n":
+                found[next(at)] = tuple(term for w in words for term in _word_terms.__wrapped__(w))
+                words = []
+            else:
+                words.append(word)
+    return found
+
+
+_BY_BYTES = 1 << 63  # the value of a token looked up by its bytes (a long one, or one with several terms)
 
 
 class _BuildTerms:
-    """The terms of a bulk build's words, numbered as they first appear (the vocabulary's order),
-    each distinct word made into terms once per build: a fast token's word found in a hash table,
-    any other token's terms (the regex's words in it) in a dictionary."""
+    """The terms of a bulk build's tokens, numbered as they first appear (the vocabulary's order),
+    each distinct token made into terms once per build: one of up to 16 bytes found in a hash
+    table, a longer one (or one of the rare few that give several terms) in a dictionary."""
 
     def __init__(self) -> None:
         self.vocabulary: dict[str, int] = {}
-        self._fast = _FastWords()  # value: 2 + the word's term row, or 1 for a word with no term
-        self._slow_words: dict[str, tuple[int, ...]] = {}  # words found by the regex: term rows
-        self._slow_tokens: dict[bytes, tuple[int, ...]] = {}  # tokens outside the fast path: term rows
+        # value: 2 + the token's term row, 1 for a token with no term, _BY_BYTES for several
+        self._fast = _FastWords()
+        self._by_bytes: dict[bytes, tuple[int, ...]] = {}  # term rows of the other tokens
 
     def entries(self, tokens: _Tokens) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        """(term row, text) of each term the tokens give (fast tokens first, each in order)."""
+        """(term row, text) of each term the tokens give."""
         values = self._fast.find(tokens.low, tokens.high)
+        values[tokens.long] = _BY_BYTES
         missing = np.flatnonzero(values == 0)
-        # The new fast words: each one's first token, and which of them each missing token is.
+        # The new tokens: each one's first place, and which of them each missing token is.
         low, high = tokens.low[missing], tokens.high[missing]
-        order = np.lexsort((high, low))  # stable: a word's first token comes first
+        order = np.lexsort((high, low))  # stable: a token's first place comes first
         low, high = low[order], high[order]
         first = np.ones(len(order), bool)
         first[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
         which = np.empty(len(order), np.int64)
         which[order] = np.cumsum(first) - 1
-        heads = tokens.fast[missing[order[first]]]
-        folded = tokens.folded
-        spelt = map(
-            folded.__getitem__, map(slice, tokens.starts[heads].tolist(), tokens.ends[heads].tolist())
-        )
-        fast_terms = list(map(_fast_term, map(bytes.decode, spelt)))
-        # The new tokens outside the fast path, each one's first token number, and their new words.
-        slow_tokens, slow_words = self._slow_tokens, self._slow_words
-        numbers = tokens.slow.tolist()
-        firsts = dict(zip(reversed(tokens.slow_bytes), reversed(numbers), strict=True))
-        new_tokens = [piece for piece in firsts if piece not in slow_tokens]
-        found = _MARKED_WORD.findall(
-            (b"\n".join(new_tokens) + b"\n").decode("utf-8", "surrogatepass").casefold().replace("’", "'")
-        )
-        token_words: list[list[str]] = [[]]
-        for text in found:
-            if text == "\n":
-                token_words.append([])
-            else:
-                token_words[-1].append(text)
-        new_words: dict[str, tuple[int, int]] = {}  # (token, place) where each first appears
-        for piece, words in zip(new_tokens, token_words, strict=False):
-            number = firsts[piece]
-            for place, text in enumerate(words):
-                if text not in slow_words and new_words.get(text, (number + 1, 0)) > (number, place):
-                    new_words[text] = (number, place)
-        # Terms numbered in order of first appearance, over both kinds of words.
-        slow_new = list(new_words)
-        slow_terms = [_word_terms.__wrapped__(word) for word in slow_new]
-        appear = np.concatenate((heads, np.array([new_words[w][0] for w in slow_new], np.int64)))
-        places = np.concatenate((np.zeros(len(heads), np.int64), [new_words[w][1] for w in slow_new]))
-        new_terms = [() if term is None else (term,) for term in fast_terms] + slow_terms
+        heads = missing[order[first]]
+        folded, starts, ends = tokens.folded, tokens.starts, tokens.ends
+        new = list(map(folded.__getitem__, map(slice, starts[heads].tolist(), ends[heads].tolist())))
+        # The new long tokens, each at its first place.
+        by_bytes = self._by_bytes
+        long = tokens.long.tolist()
+        spelt = map(folded.__getitem__, map(slice, starts[tokens.long].tolist(), ends[tokens.long].tolist()))
+        firsts = dict(zip(reversed(list(spelt)), reversed(long), strict=True))
+        new_long = [piece for piece in firsts if piece not in by_bytes]
+        found = _pieces_terms(new + new_long)
+        # Terms numbered in order of first appearance: the new tokens' terms, in their order.
+        appear = np.concatenate((heads, np.array([firsts[piece] for piece in new_long], np.int64)))
         vocabulary = self.vocabulary
-        ordered = chain.from_iterable(map(new_terms.__getitem__, np.lexsort((places, appear)).tolist()))
+        ordered = chain.from_iterable(map(found.__getitem__, np.argsort(appear, kind="stable").tolist()))
         fresh = [term for term in dict.fromkeys(ordered) if term not in vocabulary]
         vocabulary.update(zip(fresh, range(len(vocabulary), len(vocabulary) + len(fresh)), strict=True))
-        new_rows = [-1 if term is None else vocabulary[term] for term in fast_terms]
-        new_values = (np.array(new_rows, np.int64) + 2).astype(np.uint64)
-        for word, terms_of_word in zip(slow_new, slow_terms, strict=True):
-            slow_words[word] = tuple(map(vocabulary.__getitem__, terms_of_word))
+        new_values = np.empty(len(new), np.uint64)
+        new_values[:] = [
+            vocabulary[terms_of[0]] + 2 if len(terms_of) == 1 else 1 if not terms_of else _BY_BYTES
+            for terms_of in found[: len(new)]
+        ]
+        for piece, terms_of in zip(new + new_long, found, strict=True):
+            if len(terms_of) > 1 or len(piece) > _FAST_LENGTH:
+                by_bytes[piece] = tuple(map(vocabulary.__getitem__, terms_of))
         self._fast.add(low[first], high[first], new_values)
         values[missing] = new_values[which]
-        for piece, words in zip(new_tokens, token_words, strict=False):
-            slow_tokens[piece] = tuple(row for text in words for row in slow_words[text])
-        kept = np.flatnonzero(values > 1)
-        of_slow = list(map(slow_tokens.__getitem__, tokens.slow_bytes))
-        per_slow = np.fromiter(map(len, of_slow), np.int64, len(of_slow))
+        values -= np.uint64(2)  # a term row, or past the rows: a token with no term wraps round
+        kept = np.flatnonzero(values < _BY_BYTES - 2)
+        looked_up = np.flatnonzero(values == _BY_BYTES - 2)
+        spelt = map(folded.__getitem__, map(slice, starts[looked_up].tolist(), ends[looked_up].tolist()))
+        of_bytes = list(map(by_bytes.__getitem__, spelt))
+        per_token = np.fromiter(map(len, of_bytes), np.int64, len(of_bytes))
         rows = np.concatenate(
             (
-                values[kept].astype(np.int64) - 2,
-                np.fromiter(chain.from_iterable(of_slow), np.int64, int(per_slow.sum())),
+                values[kept].astype(np.int64),
+                np.fromiter(chain.from_iterable(of_bytes), np.int64, int(per_token.sum())),
             )
         )
-        return rows, np.concatenate((tokens.fast_text[kept], np.repeat(tokens.slow_text, per_slow)))
+        text_of = tokens.text_of
+        return rows, np.concatenate((text_of[kept], np.repeat(text_of[looked_up], per_token)))
 
 
 def _term_counts(
@@ -350,27 +377,84 @@ def _term_counts(
     return term_rows, text_index, counts
 
 
+def _distinct(texts: Sequence[str]) -> tuple[list[str], np.ndarray[Any, np.dtype[np.int64]]]:
+    """`texts` without the copies of an earlier one, and which of those each text is. A workspace
+    holds many copies (a skill mirrored in `.claude/`, `.agents/`, ...: a third of the corpus's
+    body text), and they sort next to each other (by name). Only texts of a length met twice
+    are hashed."""
+    sizes = Counter(map(len, texts))
+    seen: dict[str, int] = {}
+    distinct: list[str] = []
+    source = []
+    for text in texts:
+        number = len(distinct)
+        if sizes[len(text)] > 1:
+            number = seen.setdefault(text, number)
+        if number == len(distinct):
+            distinct.append(text)
+        source.append(number)
+    return distinct, np.array(source, np.int64)
+
+
+def _with_copies(
+    term_rows: np.ndarray[Any, Any],
+    distinct_of: np.ndarray[Any, Any],
+    counts: np.ndarray[Any, Any],
+    source: np.ndarray[Any, Any],
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """`_term_counts` of every text from those of the distinct ones (`_distinct`): each copy gets
+    the (term row, count) entries of the text it copies. Sorted by term row then text, as
+    `_term_counts` sorts; counts above _MAX_COUNT come out as _MAX_COUNT (postings keep no more)."""
+    width = len(source)
+    first_of = np.empty(int(source.max()) + 1, np.int64)
+    first_of[source[::-1]] = np.arange(width - 1, -1, -1)  # each distinct text's first place
+    copies = np.flatnonzero(first_of[source] != np.arange(width))
+    copied = source[copies]
+    per_text = np.bincount(copied, minlength=len(first_of))
+    grouped = copies[np.argsort(copied, kind="stable")]  # the copies' places, by what they copy
+    # One more entry per copy of an entry's text: the k-th copy of text d is grouped[start[d] + k].
+    held = np.flatnonzero(per_text[distinct_of])
+    repeats = per_text[distinct_of[held]]
+    again = np.repeat(held, repeats)
+    ends = np.cumsum(repeats)
+    nth = np.arange(len(again)) - np.repeat(ends - repeats, repeats)
+    start = np.cumsum(per_text) - per_text
+    texts = np.concatenate((first_of[distinct_of], grouped[start[distinct_of[again]] + nth]))
+    rows = np.concatenate((term_rows, term_rows[again]))
+    clipped = np.minimum(counts, _MAX_COUNT)
+    # Both runs are sorted by (term, text), nearly so: a stable sort (timsort) merges them fast.
+    keys = ((rows * width + texts) << 16) | np.concatenate((clipped, clipped[again]))
+    keys.sort(kind="stable")
+    found_rows, found_texts = np.divmod(keys >> 16, width)
+    return found_rows, found_texts, keys & 0xFFFF
+
+
 def _chunk_postings(
     texts: Sequence[str], first_slot: int, build: _BuildTerms, lengths: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """(term rows, slots, counts per field) of the postings of the documents whose field texts
-    these are (FIELDS of each in turn), sorted by (term, slot); their field lengths (in terms) go
-    into `lengths`, from `first_slot` on."""
+    """(term rows, slots, counts) of the postings of the documents whose field texts these are
+    (FIELDS of each in turn), sorted by (term, slot), a posting's counts being its fields' uint16
+    counts side by side as one uint64; their field lengths (in terms) go into `lengths`, from
+    `first_slot` on."""
     n_fields = len(FIELDS)
     n = len(texts) // n_fields
-    term_rows, text_of, summed = _term_counts(texts, build)
-    lengths[first_slot : first_slot + n] = np.bincount(
-        text_of, weights=summed, minlength=n * n_fields
-    ).reshape(n, n_fields)
+    distinct, source = _distinct(texts)
+    term_rows, text_of, summed = _term_counts(distinct, build)
+    text_lengths = np.bincount(text_of, weights=summed, minlength=len(distinct))
+    if len(distinct) < len(texts):
+        text_lengths = text_lengths[source]
+        term_rows, text_of, summed = _with_copies(term_rows, text_of, summed, source)
+    lengths[first_slot : first_slot + n] = text_lengths.reshape(n, n_fields)
     slot_of, fields_of = np.divmod(text_of, n_fields)
     pairs = term_rows * n + slot_of  # ascending, as (term row, text) is
     new_pair = np.concatenate(([True], pairs[1:] != pairs[:-1])) if len(pairs) else np.zeros(0, bool)
     posting = np.cumsum(new_pair) - 1
     unique = pairs[new_pair]
-    counts = np.zeros((n_fields, len(unique)), np.uint16)
-    counts[fields_of, posting] = np.minimum(summed, _MAX_COUNT)
+    # A posting's counts side by side, as one uint64: placed by word with one scatter, not four.
+    counts = np.zeros((len(unique), n_fields), np.uint16)
+    counts[posting, fields_of] = np.minimum(summed, _MAX_COUNT)
     rows, local = np.divmod(unique, n)
-    return rows.astype(np.int32), (local + first_slot).astype(np.int32), counts
+    return rows.astype(np.int32), (local + first_slot).astype(np.int32), counts.view(np.uint64).ravel()
 
 
 @dataclass
@@ -384,77 +468,92 @@ class _Postings:
     counts: np.ndarray[Any, np.dtype[np.uint16]]
     lengths: np.ndarray[Any, np.dtype[np.float64]]
     processes: int = 1  # how many built them
+    rows: dict[str, int] | None = None  # each word's row
 
 
-def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Postings:
+_Chunk = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
+
+
+@dataclass
+class _Counted:
+    """The postings of a run of consecutive documents, counted chunk by chunk and not yet placed
+    by word: each chunk's (term rows, slots, counts), sorted by (term row, slot); a posting's
+    counts are its fields' uint16 counts side by side, as one uint64."""
+
+    vocabulary: list[str]  # in order of first appearance
+    chunks: list[_Chunk]
+    lengths: np.ndarray[Any, np.dtype[np.float64]]
+    processes: int = 1  # how many built them
+    # Each word's row, where this process numbered them; a child sends the vocabulary alone.
+    rows: dict[str, int] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "rows": None}
+
+
+def _part_postings(docs: Sequence[SkillDocument], first_slot: int) -> _Counted:
     """The postings of `docs`, slots from `first_slot` on, in chunks of documents (they bound the
     intermediate arrays, and the bodies read at once: a stored document's is read from its file
     each time), one vocabulary over all of them."""
     n_fields = len(FIELDS)
     n = len(docs)
     build = _BuildTerms()
-    parts = []
+    chunks = []
     lengths = np.zeros((n, n_fields), np.float64)
     for start in range(0, n, _CHUNK):
         chunk = [_field_text(d, f) for d in docs[start : start + _CHUNK] for f in FIELDS]
-        parts.append(_chunk_postings(chunk, start, build, lengths))
-    vocabulary = build.vocabulary
-    # Counting sort into the final arrays: a term's postings are its postings of each chunk
-    # in chunk order, so every term's slots stay ascending; each chunk is freed once placed.
-    per_term = np.zeros(len(vocabulary), np.int64)
-    for term_rows, _, _ in parts:
-        per_term += np.bincount(term_rows, minlength=len(vocabulary))
+        term_rows, slots, counts = _chunk_postings(chunk, start, build, lengths)
+        chunks.append((term_rows, slots + np.int32(first_slot), counts))
+    return _Counted(list(build.vocabulary), chunks, lengths, rows=build.vocabulary)
+
+
+def _placed(parts: list[_Counted]) -> _Postings:
+    """The postings of consecutive runs of documents, placed by word: a word's postings are its
+    postings in each chunk of each run in turn (so its slots stay ascending), the vocabulary each
+    run's new words in turn (so still in order of first appearance over all the documents). Each
+    chunk is placed once, and freed once placed."""
+    # The first run's words keep their rows (it was counted here: its own dictionary grows on).
+    first = parts[0]
+    vocabulary = first.rows if first.rows is not None else {w: r for r, w in enumerate(first.vocabulary)}
+    first.rows = None
+    chunks = list(first.chunks)
+    for part in parts[1:]:
+        words = part.vocabulary
+        fresh = [word for word in words if word not in vocabulary]
+        vocabulary.update(zip(fresh, range(len(vocabulary), len(vocabulary) + len(fresh)), strict=True))
+        rows = np.fromiter(map(vocabulary.__getitem__, words), np.int32, len(words))
+        # One row for one word: each chunk still holds one run of entries per word.
+        chunks += [(rows[term_rows], slots, counts) for term_rows, slots, counts in part.chunks]
+    for part in parts:
+        part.chunks = []
+    # Counting sort into the final arrays.
+    every_row = np.concatenate([term_rows for term_rows, _, _ in chunks])
+    per_term = np.bincount(every_row, minlength=len(vocabulary))
+    del every_row
     indptr = np.zeros(len(vocabulary) + 1, np.int64)
     np.cumsum(per_term, out=indptr[1:])
     total = int(indptr[-1])
     slots_out = np.zeros(total, np.int32)
-    counts_out = np.zeros((n_fields, total), np.uint16)
+    counts_out = np.zeros(total, np.uint64)
     cursor = indptr[:-1].copy()
-    while parts:
-        term_rows, slots, counts = parts.pop(0)
+    chunks.reverse()
+    while chunks:
+        term_rows, slots, counts = chunks.pop()
         if not len(term_rows):
             continue
         # The chunk's entries come in runs of one term each: a run goes where its term's cursor is.
         runs = np.flatnonzero(np.concatenate(([True], term_rows[1:] != term_rows[:-1])))
         run_terms, run_lengths = term_rows[runs], np.diff(np.append(runs, len(term_rows)))
         at = np.repeat(cursor[run_terms] - runs, run_lengths) + np.arange(len(term_rows))
-        slots_out[at] = slots + first_slot
-        for f in range(n_fields):  # one field at a time: numpy scatters a row faster than a block
-            counts_out[f, at] = counts[f]
+        slots_out[at] = slots
+        counts_out[at] = counts
         cursor[run_terms] += run_lengths
-    return _Postings(list(vocabulary), indptr, slots_out, counts_out, lengths)
-
-
-def _joined(parts: list[_Postings]) -> _Postings:
-    """Postings of consecutive runs of documents as one: a word's postings are its postings in
-    each part in turn (slots still ascending), the vocabulary each part's new words in turn (so
-    still in order of first appearance over all the documents)."""
-    if len(parts) == 1:
-        return parts[0]
-    vocabulary: dict[str, int] = {}
-    rows_of = [
-        np.fromiter(
-            (vocabulary.setdefault(w, len(vocabulary)) for w in p.vocabulary), np.int64, len(p.vocabulary)
-        )
-        for p in parts
-    ]
-    per_term = np.zeros(len(vocabulary), np.int64)
-    for part, rows in zip(parts, rows_of, strict=True):
-        per_term[rows] += np.diff(part.indptr)
-    indptr = np.zeros(len(vocabulary) + 1, np.int64)
-    np.cumsum(per_term, out=indptr[1:])
-    slots = np.zeros(int(indptr[-1]), np.int32)
-    counts = np.zeros((len(FIELDS), int(indptr[-1])), np.uint16)
-    cursor = indptr[:-1].copy()
-    for part, rows in zip(parts, rows_of, strict=True):
-        sizes = np.diff(part.indptr)
-        at = np.repeat(cursor[rows] - part.indptr[:-1], sizes) + np.arange(len(part.slots))
-        slots[at] = part.slots
-        for f in range(len(FIELDS)):
-            counts[f, at] = part.counts[f]
-        cursor[rows] += sizes
+    # Each field's counts in a row of their own, as the search keeps them.
+    by_field = np.ascontiguousarray(counts_out.view(np.uint16).reshape(total, len(FIELDS)).T)
+    del counts_out
     lengths = np.concatenate([p.lengths for p in parts])
-    return _Postings(list(vocabulary), indptr, slots, counts, lengths, sum(p.processes for p in parts))
+    processes = sum(p.processes for p in parts)
+    return _Postings(list(vocabulary), indptr, slots_out, by_field, lengths, processes, rows=vocabulary)
 
 
 def _default_jobs() -> int:
@@ -473,41 +572,54 @@ def _default_jobs() -> int:
     return max(1, min(cpus, _MAX_JOBS, 1 + math.floor(idle + 0.5)))
 
 
-def _forked(work: Callable[[], _Postings]) -> Callable[[bool], _Postings | None]:
+def _scratch_file() -> int:
+    """A file descriptor of an unnamed file, in memory where the system has that (Linux)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("bm25f-run", getattr(os, "MFD_CLOEXEC", 0))
+    import tempfile  # only where it is needed
+
+    with tempfile.TemporaryFile() as handle:
+        return os.dup(handle.fileno())
+
+
+def _forked(work: Callable[[], _Counted]) -> Callable[[bool], _Counted | None]:
     """`work()` started in a forked child process (it starts with the documents in memory). The
     function returned waits for its result, None if the child failed; or, given False, stops the
-    child and returns None at once (the build failed here: no child is left running)."""
-    read, write = os.pipe()
+    child and returns None at once (the build failed here: no child is left running).
+
+    The child writes its result (tens of MB) into a file in memory and exits: through a pipe it
+    waited, blocked, until this process was done with its own run and read, 64 KiB at a time."""
+    try:
+        scratch = _scratch_file()
+    except OSError:  # no file to be had (a limit): the caller builds it itself
+        return lambda wanted: None
     try:
         pid = os.fork()
-    except OSError:  # no process to be had (a limit): the caller builds it itself
-        os.close(read)
-        os.close(write)
+    except OSError:  # no process to be had
+        os.close(scratch)
         return lambda wanted: None
     if pid == 0:  # pragma: no cover - the child, which never returns (coverage does not see it)
         status = 1
         try:
-            os.close(read)
-            with os.fdopen(write, "wb") as out:
-                out.write(pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL))
+            with os.fdopen(scratch, "wb") as out:
+                pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
-    os.close(write)
 
-    def result(wanted: bool) -> _Postings | None:
-        if not wanted:
-            os.kill(pid, signal.SIGKILL)
-            os.close(read)
-            os.waitpid(pid, 0)
-            return None
-        with os.fdopen(read, "rb") as received:
-            data = received.read()
-        _, status = os.waitpid(pid, 0)
-        if status != 0 or not data:
-            return None
-        loaded = pickle.loads(data)
-        return loaded if isinstance(loaded, _Postings) else None
+    def result(wanted: bool) -> _Counted | None:
+        with os.fdopen(scratch, "rb") as received:
+            if not wanted:
+                os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            if not wanted or status != 0:
+                return None
+            received.seek(0)  # the child's writes moved the offset this process shares
+            try:
+                loaded = pickle.load(received)
+            except (EOFError, pickle.UnpicklingError):
+                return None
+        return loaded if isinstance(loaded, _Counted) else None
 
     return result
 
@@ -538,7 +650,7 @@ def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
     jobs = min(jobs, n // _MIN_DOCS_PER_JOB)
     threading = sys.modules.get("threading")
     if jobs <= 1 or not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
-        return _part_postings(docs, 0)
+        return _placed([_part_postings(docs, 0)])
     bounds = [n * k // jobs for k in range(jobs + 1)]
     _field_text(docs[0], "body")  # a stored body read once before the fork: the store's table too
     waiting = [(a, b, _forked(partial(_part_postings, docs[a:b], a))) for a, b in pairwise(bounds[1:])]
@@ -554,7 +666,7 @@ def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
             part = _part_postings(docs[a:b], a)
             part.processes = 0
         parts.append(part)
-    return _joined(parts)
+    return _placed(parts)
 
 
 @dataclass(frozen=True)
@@ -763,7 +875,8 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         for doc in docs:
             self._claim(doc)
         built = _bulk_postings(docs, self.jobs if self.jobs is not None else _default_jobs())
-        self._vocabulary = {word: row for row, word in enumerate(built.vocabulary)}
+        rows = built.rows  # made as the words were numbered
+        self._vocabulary = rows if rows is not None else {w: r for r, w in enumerate(built.vocabulary)}
         self._base_slots = built.slots
         self._base_counts = built.counts
         self._indptr = built.indptr

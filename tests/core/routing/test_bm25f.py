@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from documents import SCORING_WORDS, numbered_document
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, load_workspace_index
@@ -237,6 +237,9 @@ messy = st.lists(st.sampled_from(MESSY_PIECES), max_size=30).map(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(messy | st.text(max_size=40), min_size=1, max_size=8), min_size=1, max_size=3))
+# Short tokens that give several terms (a dotted İ case-folds to i and a combining dot, which splits
+# the word), met again in the same batch and in the next one; and tokens longer than 16 bytes.
+@example([["krİtİk yenİ'den krİtİk", "x krİtİk defaultazurecredential"], ["krİtİk defaultazurecredentials"]])
 def test_bulk_term_counts_give_the_terms_of_each_text(batches: list[list[str]]) -> None:
     """The bulk build's term counting (numpy on UTF-8 bytes, a hash table of the words seen, the
     regex for tokens outside ASCII and CJK) gives each text exactly the terms `terms` gives it,
@@ -258,6 +261,35 @@ def test_bulk_term_counts_give_the_terms_of_each_text(batches: list[list[str]]) 
 @given(st.lists(st.tuples(messy, messy, messy), min_size=2, max_size=12), st.integers(1, 5))
 def test_bulk_build_equals_adding_one_by_one_on_random_texts(entries, chunk) -> None:  # type: ignore[no-untyped-def]
     docs = [doc(i, f"n{i}", description, body, (tag,)) for i, (description, body, tag) in enumerate(entries)]
+    assert_bulk_build_equals_adding_one_by_one(docs, chunk)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(messy, messy, messy), min_size=1, max_size=4),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=14),
+    st.integers(1, 6),
+)
+def test_copied_texts_are_counted_as_any_other(originals, picks, chunk) -> None:  # type: ignore[no-untyped-def]
+    """A chunk's copies of one text (a skill mirrored in several folders) are split into words once
+    and given to every copy: the same postings as adding the documents one by one."""
+    docs = []
+    for i, (whole, body) in enumerate(picks):
+        description, _, tag = originals[whole % len(originals)]
+        docs.append(doc(i, f"n{whole % 2}", description, originals[body % len(originals)][1], (tag,)))
+    assert_bulk_build_equals_adding_one_by_one(docs, chunk)
+
+
+def test_copies_of_a_word_repeated_past_the_largest_count_keep_the_exact_length() -> None:
+    body = "invoice " * (bm25f._MAX_COUNT + 10)
+    docs = [doc(i, "n", "pdf forms", body if i % 2 else "notes", ("pdf",)) for i in range(4)]
+    assert_bulk_build_equals_adding_one_by_one(docs, 4)
+    built = bm25f._bulk_postings(list(SkillIndex(docs)), 1)
+    assert built.lengths[:, 3].tolist() == [1, bm25f._MAX_COUNT + 10] * 2
+    assert built.counts[3].max() == bm25f._MAX_COUNT
+
+
+def assert_bulk_build_equals_adding_one_by_one(docs: list[SkillDocument], chunk: int) -> None:
     original = bm25f._CHUNK
     bm25f._CHUNK = chunk  # several chunks: their postings merge in order
     try:
@@ -302,6 +334,19 @@ def test_a_bulk_build_over_several_processes_is_the_same_array_for_array(entries
     assert np.array_equal(search._base_slots, alone.slots) and np.array_equal(
         search._base_counts, alone.counts
     )
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_a_childs_postings_come_back_through_a_file(monkeypatch, in_memory) -> None:  # type: ignore[no-untyped-def]
+    """Sent through a file in memory (memfd, Linux) or, where there is none, a temporary file."""
+    docs = list(SkillIndex([doc(i, f"n{i}", f"pdf form {i}", "invoices and notes " * i) for i in range(6)]))
+    monkeypatch.setattr(bm25f, "_MIN_DOCS_PER_JOB", 1)
+    if not in_memory:
+        monkeypatch.delattr(bm25f.os, "memfd_create", raising=False)
+    alone, shared = bm25f._bulk_postings(docs, 1), bm25f._bulk_postings(docs, 3)
+    assert shared.processes == 3 and shared.vocabulary == alone.vocabulary
+    for name in ("indptr", "slots", "counts", "lengths"):
+        assert np.array_equal(getattr(shared, name), getattr(alone, name)), name
 
 
 def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
