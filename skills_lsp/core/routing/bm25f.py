@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import gc
 import math
-import os
-import pickle
 import re
-import signal
 import sys
 from array import array
 from collections import Counter
@@ -41,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from skills_lsp.core import forked
 from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.terms import (
@@ -557,71 +555,22 @@ def _placed(parts: list[_Counted]) -> _Postings:
 
 
 def _default_jobs() -> int:
-    """The CPUs this process may run on that the last minute left idle, counting this process's
-    own, up to _MAX_JOBS. A second process pays only on an idle CPU: at 16,000 skills on 2 CPUs,
-    2.75-2.92 s wall with 2 against 4.09-4.24 s with 1 on a quiet machine, but 11.5 s against 8.9 s
-    under a load average of 5, and 5.0-5.3 s against 3.7-4.7 s at 1.6-1.9 (the build's own included)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        cpus = os.cpu_count() or 1
-    try:
-        idle = cpus - os.getloadavg()[0]
-    except (AttributeError, OSError):  # pragma: no cover - no load average (Windows)
-        idle = cpus - 1.0
-    return max(1, min(cpus, _MAX_JOBS, 1 + math.floor(idle + 0.5)))
-
-
-def _scratch_file() -> int:
-    """A file descriptor of an unnamed file, in memory where the system has that (Linux)."""
-    if hasattr(os, "memfd_create"):
-        return os.memfd_create("bm25f-run", getattr(os, "MFD_CLOEXEC", 0))
-    import tempfile  # only where it is needed
-
-    with tempfile.TemporaryFile() as handle:
-        return os.dup(handle.fileno())
+    """The CPUs that the last minute left idle, counting this process's own, up to _MAX_JOBS
+    (forked.idle_jobs). At 16,000 skills on 2 CPUs, 2.75-2.92 s wall with 2 against 4.09-4.24 s
+    with 1 on a quiet machine, but 11.5 s against 8.9 s under a load average of 5, and 5.0-5.3 s
+    against 3.7-4.7 s at 1.6-1.9 (the build's own included)."""
+    return forked.idle_jobs(_MAX_JOBS)
 
 
 def _forked(work: Callable[[], _Counted]) -> Callable[[bool], _Counted | None]:
-    """`work()` started in a forked child process (it starts with the documents in memory). The
-    function returned waits for its result, None if the child failed; or, given False, stops the
-    child and returns None at once (the build failed here: no child is left running).
+    """`work()` in a forked child (forked.start), its answer checked to be a run's counts."""
+    result = forked.start(work)
 
-    The child writes its result (tens of MB) into a file in memory and exits: through a pipe it
-    waited, blocked, until this process was done with its own run and read, 64 KiB at a time."""
-    try:
-        scratch = _scratch_file()
-    except OSError:  # no file to be had (a limit): the caller builds it itself
-        return lambda wanted: None
-    try:
-        pid = os.fork()
-    except OSError:  # no process to be had
-        os.close(scratch)
-        return lambda wanted: None
-    if pid == 0:  # pragma: no cover - the child, which never returns (coverage does not see it)
-        status = 1
-        try:
-            with os.fdopen(scratch, "wb") as out:
-                pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        finally:
-            os._exit(status)
-
-    def result(wanted: bool) -> _Counted | None:
-        with os.fdopen(scratch, "rb") as received:
-            if not wanted:
-                os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
-            if not wanted or status != 0:
-                return None
-            received.seek(0)  # the child's writes moved the offset this process shares
-            try:
-                loaded = pickle.load(received)
-            except (EOFError, pickle.UnpicklingError):
-                return None
+    def counted(wanted: bool) -> _Counted | None:
+        loaded = result(wanted)
         return loaded if isinstance(loaded, _Counted) else None
 
-    return result
+    return counted
 
 
 def _bulk_postings(docs: Sequence[SkillDocument], jobs: int = 1) -> _Postings:
@@ -648,8 +597,7 @@ def _postings_in_runs(docs: Sequence[SkillDocument], jobs: int) -> _Postings:
     """`_bulk_postings`, the collector off."""
     n = len(docs)
     jobs = min(jobs, n // _MIN_DOCS_PER_JOB)
-    threading = sys.modules.get("threading")
-    if jobs <= 1 or not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
+    if jobs <= 1 or not forked.may_fork():
         return _placed([_part_postings(docs, 0)])
     bounds = [n * k // jobs for k in range(jobs + 1)]
     _field_text(docs[0], "body")  # a stored body read once before the fork: the store's table too

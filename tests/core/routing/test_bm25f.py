@@ -342,7 +342,7 @@ def test_a_childs_postings_come_back_through_a_file(monkeypatch, in_memory) -> N
     docs = list(SkillIndex([doc(i, f"n{i}", f"pdf form {i}", "invoices and notes " * i) for i in range(6)]))
     monkeypatch.setattr(bm25f, "_MIN_DOCS_PER_JOB", 1)
     if not in_memory:
-        monkeypatch.delattr(bm25f.os, "memfd_create", raising=False)
+        monkeypatch.delattr(os, "memfd_create", raising=False)
     alone, shared = bm25f._bulk_postings(docs, 1), bm25f._bulk_postings(docs, 3)
     assert shared.processes == 3 and shared.vocabulary == alone.vocabulary
     for name in ("indptr", "slots", "counts", "lengths"):
@@ -351,8 +351,8 @@ def test_a_childs_postings_come_back_through_a_file(monkeypatch, in_memory) -> N
 
 def test_the_default_jobs_are_the_idle_cpus_counting_the_builds_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     for cpus, load, jobs in [(2, 0.2, 2), (2, 1.0, 2), (2, 1.7, 1), (2, 5.0, 1), (8, 0.0, 4), (1, 0.0, 1)]:
-        monkeypatch.setattr(bm25f.os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
-        monkeypatch.setattr(bm25f.os, "getloadavg", lambda load=load: (load, load, load))
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
         assert bm25f._default_jobs() == jobs, (cpus, load)
 
 
@@ -374,7 +374,7 @@ def test_a_failed_child_is_built_again_here_and_a_failure_here_leaves_no_child(m
             raise RuntimeError("a child that fails")
         return build(part_docs, first_slot)
 
-    monkeypatch.setattr(bm25f.os, "fork", recorded_fork)
+    monkeypatch.setattr(os, "fork", recorded_fork)
     monkeypatch.setattr(bm25f, "_part_postings", failing_in_children)
     again = bm25f._bulk_postings(docs, 3)
     assert again.processes == 1 and again.vocabulary == alone.vocabulary and len(forked) == 2
