@@ -9,6 +9,7 @@ default) or the work is too small to pay for the processes, files are checked in
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -58,6 +59,12 @@ def check_in_parallel(
     size = -(-len(files) // (jobs * CHUNKS_PER_JOB))
     chunks = [files[i : i + size] for i in range(0, len(files), size)]
     _check_one = check_one
+    # What the workers inherit is moved out of the collector's reach first: a worker's full
+    # collection would walk every object of the parent (the cache, the file list, imported
+    # modules), writing to each one's header, so copying the pages fork had shared.
+    frozen = gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -68,3 +75,5 @@ def check_in_parallel(
         return results
     finally:
         _check_one = None
+        if frozen:
+            gc.unfreeze()
