@@ -156,10 +156,16 @@ class Document:
         return self.root.pairs if self.root is not None else []
 
     def get(self, key: str) -> YamlPair | None:
-        for pair in self.pairs:
-            if pair.name == key:
-                return pair
-        return None
+        """The first top-level entry named `key`. The rules ask some 20 times per file: the names
+        are indexed once per tree (and again if the tree or its entries change)."""
+        pairs = self.pairs
+        known: tuple[list[YamlPair], int, dict[str, YamlPair]] | None = self.derived.get("_key_index")
+        if known is None or known[0] is not pairs or known[1] != len(pairs):
+            index: dict[str, YamlPair] = {}
+            for pair in pairs:
+                index.setdefault(pair.name, pair)
+            known = self.derived["_key_index"] = (pairs, len(pairs), index)
+        return known[2].get(key)
 
     @property
     def keys(self) -> list[str]:
