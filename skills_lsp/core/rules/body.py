@@ -283,7 +283,7 @@ def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
     message names the JSON location."""
     if ctx.kind is not FileKind.AGENT_SKILL or ctx.doc.close_line is None:
         return
-    evals = ctx.skill_dir / "evals" / "evals.json"
+    evals = ctx.skill_dir.joinpath("evals", "evals.json")
     if not ctx.exists(evals):
         return
     anchor = ctx.doc.line_range(0)

@@ -316,7 +316,10 @@ def check_file(
         return content
 
     doc = parse_bytes(data)
-    result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
+    if cache is None:  # nothing keeps the probes: the rules probe directly
+        result = check_item(doc, item, chosen, config, manifest, exists=_exists, read=read_limited)
+    else:
+        result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
