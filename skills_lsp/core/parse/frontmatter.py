@@ -937,6 +937,9 @@ def node_at(node: YamlNode, path: list[Any]) -> YamlNode:
     return node
 
 
+_READ_CHUNK = 1024 * 1024
+
+
 def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
     """A regular file's bytes, at most `limit + 1` of them (so "too large" can still be told).
 
@@ -948,8 +951,22 @@ def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> b
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit + 1)
+        # Read as much as the file holds (and a byte more, to see it grew), not `limit + 1`: a
+        # buffered read of 4 MiB maps and unmaps a buffer that size for a 5 KiB file. Then on,
+        # as a buffered read does, to the end of the file or `limit + 1` bytes.
+        want = limit + 1
+        data = os.read(fd, min(want, info.st_size + 1))
+        if not data or len(data) >= want:
+            return data
+        parts = [data]
+        total = len(data)
+        while total < want:
+            more = os.read(fd, min(want - total, _READ_CHUNK))
+            if not more:
+                break
+            parts.append(more)
+            total += len(more)
+        return data if len(parts) == 1 else b"".join(parts)
     finally:
         os.close(fd)
 
