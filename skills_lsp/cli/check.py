@@ -4,8 +4,11 @@ statistics), `rules`, `rule CODE` and `init NAME`."""
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -124,7 +127,26 @@ def _profile_help() -> str:
     return f"profile for every file ({', '.join(PROFILES)})"
 
 
+@contextmanager
+def _no_full_collections() -> Iterator[None]:
+    """A check keeps what it builds (every file's findings, each skill's name and description)
+    until it has printed them: the collector's full passes would only walk that growing heap
+    again and again (1.1 s of a 16 s check of 15,000 files, in one process). The young
+    generations still free what each file's parse leaves behind."""
+    young, middle, full = gc.get_threshold()
+    gc.set_threshold(young, middle, 1_000_000)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, full)
+
+
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _no_full_collections():
+        return _cmd_check(args, out, err)
+
+
+def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     targets = args.paths or ["."]
     missing = [t for t in targets if not Path(t).exists()]
     if missing:

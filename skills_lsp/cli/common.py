@@ -84,13 +84,26 @@ def relative(path: str) -> str | None:
     """`path` relative to the working directory with `/` separators, or None when it is not
     below it."""
     absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    # POSIX: no drives, no case folding (and `//x`, which normpath keeps, is left to relpath)
+    if os.sep == "/" and os.path.altsep is None and not absolute.startswith("//") and cwd[1:2] != "/":
+        return _below(absolute, cwd)
     try:
-        rel = os.path.relpath(absolute, os.getcwd())
+        rel = os.path.relpath(absolute, cwd)
     except ValueError:  # pragma: no cover - another Windows drive
         return None
     if rel == os.pardir or rel.startswith(os.pardir + os.sep):
         return None
     return rel.replace(os.sep, "/")
+
+
+def _below(absolute: str, cwd: str) -> str | None:
+    """`relative` for normalized absolute POSIX paths not led by `//`: what relpath works out part
+    by part (for every file with a finding), from the prefix alone."""
+    if absolute == cwd:
+        return "."
+    below = cwd if cwd.endswith("/") else cwd + "/"
+    return absolute[len(below) :] if absolute.startswith(below) else None
 
 
 @cache

@@ -190,6 +190,9 @@ def gitlab_report(shown: Sequence[Finding]) -> list[dict[str, object]]:
     return issues
 
 
+_SEVERITY_JSON = {severity: _json_string(severity.label) for severity in Severity}
+
+
 def json_row(f: Finding) -> str:
     """`json.dumps(f.to_json(), ensure_ascii=False)` with the path shown and the message printable,
     written out directly: the same text (strings through json's own C escaping, the keys in
@@ -197,7 +200,7 @@ def json_row(f: Finding) -> str:
     start, end = f.range.start, f.range.end
     return (
         f'{{"path": {_json_string(display(f.path))}, "code": {_json_string(f.code)}, '
-        f'"severity": {_json_string(f.severity.label)}, "message": {_json_string(printable(f.message))}, '
+        f'"severity": {_SEVERITY_JSON[f.severity]}, "message": {_json_string(printable(f.message))}, '
         f'"range": {{"start": {{"line": {start.line:d}, "character": {start.character:d}}}, '
         f'"end": {{"line": {end.line:d}, "character": {end.character:d}}}}}}}'
     )

@@ -146,8 +146,11 @@ class Finding:
     def __reduce__(self) -> tuple[type[Finding], tuple[str, str, Severity, str, Range, tuple[Fix, ...]]]:
         return (type(self), (self.path, self.code, self.severity, self.message, self.range, self.fixes))
 
-    def sort_key(self) -> tuple[str, Position, str]:
-        return (self.path, self.range.start, self.code)
+    def sort_key(self) -> tuple[str, int, int, str]:
+        # The start's line and character, not the Position: ints compare in C, where Positions
+        # would compare through the dataclass's generated methods (a corpus has 100,000 findings).
+        start = self.range.start
+        return (self.path, start.line, start.character, self.code)
 
     def to_json(self) -> dict[str, object]:
         return {

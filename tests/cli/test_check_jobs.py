@@ -68,3 +68,28 @@ def test_jobs_must_be_positive(workspace: Path) -> None:
         check=False,
     )
     assert done.returncode == 2 and "--jobs must be 1 or more" in done.stderr
+
+
+def test_check_runs_without_full_collections_and_restores_the_thresholds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from helpers import run_cli, write_skill
+
+    from skills_lsp.core.rules import check as check_module
+
+    write_skill(tmp_path, "one", "---\nname: one\ndescription: Use when one.\n---\nBody.\n")
+    seen: list[tuple[int, int, int]] = []
+    real = check_module.check_paths
+
+    def spying(*args: object, **kwargs: object) -> check_module.CheckResult:
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "check_paths", spying)
+    before = gc.get_threshold()
+    code, _, _ = run_cli("check", str(tmp_path), "--no-cache", "--exit-zero")
+    assert code == 0 and len(seen) == 1
+    assert seen[0][:2] == before[:2] and seen[0][2] >= 1_000_000  # full passes off, young ones as they were
+    assert gc.get_threshold() == before

@@ -156,10 +156,16 @@ class Document:
         return self.root.pairs if self.root is not None else []
 
     def get(self, key: str) -> YamlPair | None:
-        for pair in self.pairs:
-            if pair.name == key:
-                return pair
-        return None
+        """The first top-level entry named `key`. The rules ask some 20 times per file: the names
+        are indexed once per tree (and again if the tree or its entries change)."""
+        pairs = self.pairs
+        known: tuple[list[YamlPair], int, dict[str, YamlPair]] | None = self.derived.get("_key_index")
+        if known is None or known[0] is not pairs or known[1] != len(pairs):
+            index: dict[str, YamlPair] = {}
+            for pair in pairs:
+                index.setdefault(pair.name, pair)
+            known = self.derived["_key_index"] = (pairs, len(pairs), index)
+        return known[2].get(key)
 
     @property
     def keys(self) -> list[str]:
@@ -976,6 +982,9 @@ def node_at(node: YamlNode, path: list[Any]) -> YamlNode:
     return node
 
 
+_READ_CHUNK = 1024 * 1024
+
+
 def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
     """A regular file's bytes, at most `limit + 1` of them (so "too large" can still be told).
 
@@ -987,8 +996,22 @@ def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> b
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit + 1)
+        # Read as much as the file holds (and a byte more, to see it grew), not `limit + 1`: a
+        # buffered read of 4 MiB maps and unmaps a buffer that size for a 5 KiB file. Then on,
+        # as a buffered read does, to the end of the file or `limit + 1` bytes.
+        want = limit + 1
+        data = os.read(fd, min(want, info.st_size + 1))
+        if not data or len(data) >= want:
+            return data
+        parts = [data]
+        total = len(data)
+        while total < want:
+            more = os.read(fd, min(want - total, _READ_CHUNK))
+            if not more:
+                break
+            parts.append(more)
+            total += len(more)
+        return data if len(parts) == 1 else b"".join(parts)
     finally:
         os.close(fd)
 

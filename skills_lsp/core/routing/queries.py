@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -205,11 +207,27 @@ def load_query_file(path: str | Path) -> tuple[list[QueryCase], list[Finding]]:
 
 def query_file_paths(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Path]:
     """Where `query_file_problems` looks for test-query files (most of them do not exist)."""
-    paths = [root / query_file]
+    return [Path(name) for name in _query_file_names(root, query_file, files)]
+
+
+def _query_file_names(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[str]:
+    # Strings, not paths: one per skill of a workspace, for a stat that mostly finds nothing.
+    names = [os.path.join(root, query_file)]
     for item in files:
         if item.kind is FileKind.AGENT_SKILL:
-            paths.append(Path(item.path).parent / "evals" / EVAL_QUERIES_FILE)
-    return paths
+            names.append(os.path.join(os.path.dirname(item.path), "evals", EVAL_QUERIES_FILE))
+    return names
+
+
+def _may_be_file(name: str) -> bool:
+    """False when `name` surely is no regular file; else `Path.is_file` decides (and raises
+    what it raises)."""
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError):
+        return True
 
 
 def query_file_problems(root: Path, query_file: str, files: Sequence[SkillFile]) -> list[Finding]:
@@ -218,7 +236,10 @@ def query_file_problems(root: Path, query_file: str, files: Sequence[SkillFile])
     whether the cases pass is `skills-lsp test`'s question)."""
     found: list[Finding] = []
     seen: set[Path] = set()
-    for path in query_file_paths(root, query_file, files):
+    for name in _query_file_names(root, query_file, files):
+        if not _may_be_file(name):
+            continue
+        path = Path(name)
         if path in seen or not path.is_file():
             continue
         seen.add(path)

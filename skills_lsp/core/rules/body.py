@@ -122,7 +122,7 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
             )
             continue
         meant = ref.path.replace("\\", "/")  # URL-decoded for links
-        parts = PurePosixPath(os.path.normpath(meant).replace("\\", "/")).parts
+        parts = _parts(os.path.normpath(meant).replace("\\", "/"))
         if parts and parts[0] == "..":
             if ctx.kind is FileKind.AGENT_SKILL:
                 yield "SK604", Report(ref.range, f"`{target}` points outside the skill directory.")
@@ -135,7 +135,7 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                     f"`{target}` is {len(parts) - 1} directories deep; keep references one level deep.",
                 ),
             )
-        path = base / Path(*parts) if parts else base
+        path = base.joinpath(*parts)
         if parts and not ctx.exists(path):
             create = Fix(
                 f"Create missing file {path.name}",
@@ -158,10 +158,25 @@ def _reference_problems(ctx: RuleContext) -> Iterator[tuple[str, Report]]:
                 )
 
 
+def _parts(path: str) -> tuple[str, ...]:
+    """`PurePosixPath(path).parts`, split directly where that is the same (a relative path
+    without empty or `.` parts: nearly every reference, once normalized)."""
+    if (
+        path in ("", ".")
+        or path.startswith(("/", "./"))
+        or path.endswith(("/", "/."))
+        or "//" in path
+        or "/./" in path
+    ):
+        return PurePosixPath(path).parts
+    return tuple(path.split("/"))
+
+
 def _through_symlink(base: Path, parts: tuple[str, ...]) -> bool:
     """Whether a path below `base` passes a symbolic link: one lstat per part (a reference is one
     or two deep), so only the rare path that does pays for resolving it and `base` in full."""
-    return any(os.path.islink(base.joinpath(*parts[: i + 1])) for i in range(len(parts)))
+    home = os.fspath(base)
+    return any(os.path.islink(os.path.join(home, *parts[: i + 1])) for i in range(len(parts)))
 
 
 def _select(ctx: RuleContext, code: str) -> Iterator[Report]:
@@ -268,7 +283,7 @@ def invalid_evals(ctx: RuleContext) -> Iterator[Report]:
     message names the JSON location."""
     if ctx.kind is not FileKind.AGENT_SKILL or ctx.doc.close_line is None:
         return
-    evals = ctx.skill_dir / "evals" / "evals.json"
+    evals = ctx.skill_dir.joinpath("evals", "evals.json")
     if not ctx.exists(evals):
         return
     anchor = ctx.doc.line_range(0)

@@ -316,7 +316,10 @@ def check_file(
         return content
 
     doc = parse_bytes(data)
-    result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
+    if cache is None:  # nothing keeps the probes: the rules probe directly
+        result = check_item(doc, item, chosen, config, manifest, exists=_exists, read=read_limited)
+    else:
+        result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
@@ -388,12 +391,19 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
     # A rule's severity in each skill's profile, None where it is off: worked out once per
     # profile, as a workspace rule may report on every skill (`rule in` a tuple of rules would
     # compare whole dataclasses, field by field).
+    # The same goes for each skill's profile: SK703 may report on a skill once per runtime.
     severities: dict[tuple[str, Profile], Severity | None] = {}
+    profiles: dict[str, tuple[FileKind, Profile]] = {}
     for rule in RULES.values():
         if rule.target is not Target.WORKSPACE:
             continue
         for skill, report in rule.check(WorkspaceRun(skills, config.budget_variables)):
-            chosen = resolve_profile(skill.path, skill.kind, profile, config)
+            known = profiles.get(skill.path)
+            if known is not None and known[0] is skill.kind:
+                chosen = known[1]
+            else:
+                chosen = resolve_profile(skill.path, skill.kind, profile, config)
+                profiles[skill.path] = (skill.kind, chosen)
             key = (rule.code, chosen)
             if key not in severities:
                 enabled = any(other is rule for other in enabled_rules(chosen, config))

@@ -22,13 +22,20 @@ def scalar_text(ctx: RuleContext, node: YamlNode) -> str | None:
 
 
 def field_text(ctx: RuleContext, key: str) -> tuple[YamlPair, str | None] | None:
-    """The top-level pair `key` and its text (None for a list or mapping), when present."""
-    if ctx.doc.root is None or ctx.doc.root.kind != "mapping":
-        return None
-    pair = ctx.get(key)
-    if pair is None:
-        return None
-    return pair, scalar_text(ctx, pair.value)
+    """The top-level pair `key` and its text (None for a list or mapping), when present; worked
+    out once per file and key (the rules ask for `name` and `description` some 15 times)."""
+    known: dict[str, tuple[YamlPair, str | None] | None] | None = ctx.memo.get("field_text")
+    if known is None:
+        known = ctx.memo["field_text"] = {}
+    elif key in known:
+        return known[key]
+    found: tuple[YamlPair, str | None] | None = None
+    if ctx.doc.root is not None and ctx.doc.root.kind == "mapping":
+        pair = ctx.get(key)
+        if pair is not None:
+            found = pair, scalar_text(ctx, pair.value)
+    known[key] = found
+    return found
 
 
 def empty_or_not_string(ctx: RuleContext, key: str) -> Iterator[Report]:

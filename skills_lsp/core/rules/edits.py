@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import unicodedata
@@ -205,7 +204,8 @@ def detach_fixes(finding: Finding) -> Finding:
     if not any(isinstance(fix, DeferredFix) for fix in finding.fixes):
         return finding
     fixes = tuple(fix.detached() if isinstance(fix, DeferredFix) else fix for fix in finding.fixes)
-    return dataclasses.replace(finding, fixes=fixes)
+    # The constructor, not `dataclasses.replace`, which reads the class's fields on every call.
+    return Finding(finding.path, finding.code, finding.severity, finding.message, finding.range, fixes)
 
 
 def has_edits(fix: Fix) -> bool:

@@ -121,9 +121,12 @@ def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]
     runtimes = {r.name: r for found in checked.values() for r in found}
     # By name: the profiles come from a set, whose order changes with the string hash seed, and
     # one skill's findings for two runtimes share a range, so their order is this loop's.
+    environ = dict(run.budget_variables)
     for name in sorted(runtimes):
         runtime = runtimes[name]
-        listing = fit_listing(runtime, entries, environ=dict(run.budget_variables))
+        if runtime.budget(None, environ) is None:  # no documented cap: nothing to fit
+            continue
+        listing = fit_listing(runtime, entries, environ=environ)
         # Over budget only: a description cut at the runtime's per-entry cap alone is longer than
         # the spec's 1,024 characters, which SK303 reports already.
         if listing.budget is None or listing.needed <= listing.budget:
