@@ -279,19 +279,25 @@ class DocumentStore:
     ) -> dict[str, tuple[SkillDocument | None, Record | None]]:
         """`document` of each file, in the order of `files`: those unchanged reused, the others
         read, on `jobs` processes (skill_index.read_each; default: the idle CPUs)."""
+        # In the order of `files`: a file to read holds its place until it is read.
         found: dict[str, tuple[SkillDocument | None, Record | None]] = {}
-        stamps: dict[str, tuple[int, int]] = {}
+        stamps: dict[str, tuple[int, int]] = {}  # of the files to read
         for path, kind in files.items():
             try:
                 info = os.stat(path)
             except OSError:
                 found[path] = (None, None)
                 continue
-            stamp = stamps[path] = (info.st_size, info.st_mtime_ns)
+            stamp = (info.st_size, info.st_mtime_ns)
             reused = self._reused(path, kind, stamp)
-            if reused is not None:
+            if reused is None:
+                stamps[path] = stamp
+                found[path] = (None, None)
+            else:
                 found[path] = reused
-        unread = [path for path in stamps if path not in found]
+        if not stamps:
+            return found  # a warm load: nothing to read
+        unread = list(stamps)
         self.read += len(unread)
         paths = [Path(p) for p in unread]  # two spellings of one file are one Path: read both
         kinds = {path: files[p] for path, p in zip(paths, unread, strict=True)}
@@ -308,7 +314,7 @@ class DocumentStore:
                 self.spool.keep(doc)
             size, mtime = stamps[path]
             found[path] = (doc, (size, mtime, files[path].value, digest, doc))
-        return {path: found[path] for path in files}
+        return found
 
     def _reused(
         self, path: str, kind: FileKind, stamp: tuple[int, int]
