@@ -43,7 +43,14 @@ from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.memory import no_collection
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.allowed_tools import split_tools
-from skills_lsp.core.parse.frontmatter import Document, parse_text, read_limited, to_python, when_to_use
+from skills_lsp.core.parse.frontmatter import (
+    Document,
+    parse_text,
+    read_limited,
+    read_open_file,
+    to_python,
+    when_to_use,
+)
 from skills_lsp.core.parse.skill_parser import (
     ParsedSkill,
     parse_instruction_markdown,
@@ -166,9 +173,8 @@ def document_from_parsed(
     if mtime is None:
         with contextlib.suppress(OSError):
             mtime = os.stat(path).st_mtime
-    last_modified = (
-        int(mtime) if mtime is not None and mtime >= 0 else None
-    )  # before 1970: None, as the crate
+    # Before 1970 (or unknown): None, as the crate.
+    last_modified = int(mtime) if mtime is not None and mtime >= 0 else None
     return SkillDocument(
         id=f"{normalize_id(parsed.name)}-{digest[:12]}",
         name=parsed.name,
@@ -209,12 +215,7 @@ def _read_whole(path: Path) -> tuple[bytes, float]:
     fd = os.open(path, os.O_RDONLY)
     try:
         info = os.fstat(fd)
-        # Read on to the end: a read may return less than asked (over 2 GiB, network file
-        # systems), and the file may have grown since the stat.
-        parts = [os.read(fd, info.st_size + 1)]
-        while parts[-1]:
-            parts.append(os.read(fd, max(info.st_size, 1 << 16)))
-        return (parts[0] if len(parts) == 2 else b"".join(parts)), info.st_mtime
+        return read_open_file(fd, info.st_size), info.st_mtime
     finally:
         os.close(fd)
 

@@ -996,24 +996,29 @@ def read_limited(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> b
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        # Read as much as the file holds (and a byte more, to see it grew), not `limit + 1`: a
-        # buffered read of 4 MiB maps and unmaps a buffer that size for a 5 KiB file. Then on,
-        # as a buffered read does, to the end of the file or `limit + 1` bytes.
-        want = limit + 1
-        data = os.read(fd, min(want, info.st_size + 1))
-        if not data or len(data) >= want:
-            return data
-        parts = [data]
-        total = len(data)
-        while total < want:
-            more = os.read(fd, min(want - total, _READ_CHUNK))
-            if not more:
-                break
-            parts.append(more)
-            total += len(more)
-        return data if len(parts) == 1 else b"".join(parts)
+        return read_open_file(fd, info.st_size, limit + 1)
     finally:
         os.close(fd)
+
+
+def read_open_file(fd: int, size: int, want: int | None = None) -> bytes:
+    """What the open file `fd` holds from its offset on, at most `want` bytes (None: all of it).
+    First as many as its stat's `size` says and one more, to see it grew: not `want` at once, as
+    a buffered read of 4 MiB maps and unmaps a buffer that size for a 5 KiB file. Then on, as a
+    buffered read does, to the end of the file (a read may return less than asked: over 2 GiB,
+    network file systems) or `want` bytes."""
+    data = os.read(fd, size + 1 if want is None else min(want, size + 1))
+    if not data or (want is not None and len(data) >= want):
+        return data
+    parts = [data]
+    total = len(data)
+    while want is None or total < want:
+        more = os.read(fd, _READ_CHUNK if want is None else min(want - total, _READ_CHUNK))
+        if not more:
+            break
+        parts.append(more)
+        total += len(more)
+    return data if len(parts) == 1 else b"".join(parts)
 
 
 def when_to_use(doc: Document) -> str:
