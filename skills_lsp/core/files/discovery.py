@@ -24,7 +24,6 @@ _CONVENTION_UPPER = frozenset(n.upper() for n in CONVENTION_FILES)
 IGNORED_DIRS = (".git", ".hg", ".svn", "target", "node_modules", ".next", "dist", "build", "coverage")
 _IGNORED_LOWER = frozenset(d.lower() for d in IGNORED_DIRS)
 SUPPORT_DIRS = ("references", "agents", "scripts")  # the crate's skip list (not our BUNDLE_DIRS)
-_SUPPORT_LOWER = frozenset(SUPPORT_DIRS)
 SKILL_DIRS = (".skills", ".claude/skills")
 
 # Our workspace walk also skips tool caches and environments nobody writes skills in.
@@ -155,13 +154,17 @@ def regular_files(
                 yield entry
 
 
-# `references`, `agents` or `scripts` as a whole component, in any ASCII case (the crate's skip list).
-_SUPPORT_COMPONENT = re.compile(
-    r"(?:^|[/\\]|^[A-Za-z]:)(?:references|agents|scripts)(?:[/\\]|\Z)"
-    if os.sep != "/"
-    else r"(?:^|/)(?:references|agents|scripts)(?:/|\Z)",
-    re.I | re.A,
-)
+def component_pattern(*names: str) -> re.Pattern[str]:
+    """A search for any of `names` as a whole component of a path, in any ASCII case (as the
+    crate compares them): what `PurePath(path).parts` would show, without making the path
+    (a cold index asks it of 15,000). On Windows both separators count, and a drive's letter."""
+    alternatives = "|".join(re.escape(name) for name in names)
+    if os.sep != "/":  # pragma: no cover - Windows
+        return re.compile(rf"(?:^|[/\\]|^[A-Za-z]:)(?:{alternatives})(?:[/\\]|\Z)", re.I | re.A)
+    return re.compile(rf"(?:^|/)(?:{alternatives})(?:/|\Z)", re.I | re.A)
+
+
+_SUPPORT_COMPONENT = component_pattern(*SUPPORT_DIRS)  # the crate's skip list
 
 
 def has_support_component(path: str | os.PathLike[str]) -> bool:

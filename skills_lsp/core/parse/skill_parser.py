@@ -19,6 +19,7 @@ from pathlib import PurePath
 from typing import Any
 
 from skills_lsp.core.errors import InvalidFrontmatter, MissingField, SkillError, Yaml
+from skills_lsp.core.files.discovery import component_pattern
 from skills_lsp.core.model import ascii_lower, ascii_upper
 from skills_lsp.core.parse.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml, plain_tree
 from skills_lsp.core.parse.frontmatter import YamlNode as Node
@@ -444,10 +445,7 @@ def parse_convention_markdown(path: str | os.PathLike[str], content: str) -> Par
     return ParsedSkill(name=name, description=_convention_description(body, file_name), tags=tags, body=body)
 
 
-_SKILLS_COMPONENT = re.compile(
-    r"(?:^|[/\\]|^[A-Za-z]:)\.skills(?:[/\\]|\Z)" if os.sep != "/" else r"(?:^|/)\.skills(?:/|\Z)",
-    re.I | re.A,
-)
+_SKILLS_COMPONENT = component_pattern(".skills")
 
 
 def parse_instruction_markdown(path: str | os.PathLike[str], content: str) -> ParsedSkill:
