@@ -45,10 +45,12 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from skills_lsp._version import __version__
+from skills_lsp.core import forked
 from skills_lsp.core.files.cache import cache_dir_for, find_config, store_dir
 from skills_lsp.core.files.frames import RACY_NS, file_stamp, probes_hold, read_head
 from skills_lsp.core.routing.terms import TERMS_VERSION, Bm25fParameters, idf, terms
@@ -230,47 +232,35 @@ def stats(
     paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int], child_share: float
 ) -> Callable[[], bool]:
     """`_stamps_hold` begun: the last `child_share` of the paths in a child process where that
-    can run on another core, while this one goes on (with the scoring); the function returned
-    stats the rest here, waits for the child and says whether all hold. At 45,000 paths the
-    stats are most of a warm `select` (lexical, bm25f), and two threads hand the GIL to and fro
-    at every stat (no faster). Anything amiss in the child (a failure, no answer) is a no."""
+    can run on another core (forked.py), while this one goes on (with the scoring); the function
+    returned stats the rest here, waits for the child and says whether all hold. At 45,000 paths
+    the stats are most of a warm `select` (lexical, bm25f), and two threads hand the GIL to and
+    fro at every stat (no faster). A child that fails, or cannot be had, leaves its share to this
+    process; once this process's share fails, the child is stopped (the answer is no)."""
     cut = len(paths) - int(len(paths) * child_share)
     if len(paths) < PARALLEL_STATS or cut == len(paths) or not _may_fork():
         return lambda: _stamps_hold(paths, mtimes, sizes)
-    answer, told = os.pipe()
-    try:
-        child = os.fork()
-    except OSError:
-        os.close(answer)
-        os.close(told)
-        return lambda: _stamps_hold(paths, mtimes, sizes)
-    if child == 0:  # pragma: no cover - the child's coverage is not collected
-        try:
-            os.close(answer)
-            os.write(told, b"1" if _stamps_hold(paths[cut:], mtimes[cut:], sizes[cut:]) else b"0")
-        finally:
-            os._exit(0)
-    os.close(told)
+    theirs = forked.start(partial(_stamps_hold, paths[cut:], mtimes[cut:], sizes[cut:]))
 
     def finish() -> bool:
         try:
             mine = _stamps_hold(paths[:cut], mtimes[:cut], sizes[:cut])
-            theirs = os.read(answer, 1)
-        finally:
-            os.close(answer)
-            os.waitpid(child, 0)
-        return mine and theirs == b"1"
+        except BaseException:
+            theirs(False)
+            raise
+        if not mine:
+            theirs(False)
+            return False
+        answer = theirs(True)
+        return answer if answer is not None else _stamps_hold(paths[cut:], mtimes[cut:], sizes[cut:])
 
     return finish
 
 
 def _may_fork() -> bool:
-    """Whether a child process may share the stats: Linux (where a fork of a process that made
-    no threads is safe), another core to run on, no thread but this one."""
-    if not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2:
-        return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+    """Whether a child process may share the stats: where forking is safe (forked.may_fork),
+    with another core to run on."""
+    return forked.may_fork() and forked.cpus() >= 2
 
 
 def select(

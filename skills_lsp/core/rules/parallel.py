@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from skills_lsp.core import forked
 from skills_lsp.core.model import SkillFile
 
 MIN_FILES_PER_JOB = 200  # below this a worker costs more than it saves
@@ -35,11 +35,8 @@ _check_one: Callable[[SkillFile], Any] | None = None  # set in the parent before
 
 
 def default_jobs() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    """The CPUs this process may run on (`check --jobs`' default)."""
+    return forked.cpus()
 
 
 def _chunks(files: Sequence[SkillFile], jobs: int) -> list[Sequence[SkillFile]]:
