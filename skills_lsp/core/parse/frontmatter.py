@@ -741,6 +741,156 @@ def plain_tree(source: str) -> YamlNode | None:
     return _tree(source, [], 0, ranges=False)
 
 
+# --- frontmatter of plain lines, read without libyaml --------------------------------------------
+#
+# Most skills' frontmatter is a few `key: value` lines, a list or a mapping of such values under
+# a key, and `[a, b]` lists. Composing those with libyaml and converting its nodes to ours was
+# 1.3 s CPU of a 15,000-file cold index (half the reading); simple_tree reads 60-90 % of real
+# frontmatter itself and leaves everything else to libyaml (returns None): any character or
+# form whose reading is not obvious (tabs, comments, block scalars, escapes, anchors, a value
+# that starts with an indicator or holds `: ` or ` #`, deeper nesting). tests/core/parse/
+# test_frontmatter_simple.py compares its trees with libyaml's on every form it accepts and on
+# generated frontmatter.
+
+_SIMPLE_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_-]{0,127}):(?: +(.*))?\Z")
+# Characters simple_tree leaves to libyaml: those YAML forbids (as _NOT_PRINTABLE), and tab
+# (separation or text, depending on where), CR, libyaml's YAML 1.1 line breaks (NEL, U+2028,
+# U+2029) and the byte-order mark, whose readings depend on where they stand.
+_NOT_SIMPLE = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+# A plain scalar may not start with these (YAML's indicators; `-`, `?` and `:` could, followed by
+# a non-space, but that reading is left to libyaml).
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+# Inside a flow list an item holding these is read by libyaml.
+_FLOW_SPECIAL = re.compile("[,\\[\\]{}#:'\"]")
+
+
+def _simple_node(kind: NodeKind, value: Any, style: str | None = None, flow: bool = False) -> YamlNode:
+    return _ComposedNode(kind, None, value, style, flow)
+
+
+def _simple_scalar(text: str) -> YamlNode | None:
+    """A scalar written on one line (trailing spaces already dropped), or None."""
+    if not text:
+        return _simple_node("scalar", "")
+    first = text[0]
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+            return None
+        return _simple_node("scalar", inner.replace("''", "'"), "'")
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            return None
+        return _simple_node("scalar", inner, '"')
+    if first in _INDICATORS or ": " in text or " #" in text or text[-1] == ":":
+        return None
+    return _simple_node("scalar", text)
+
+
+def _simple_value(text: str) -> YamlNode | None:
+    """A key's value written on its line: a scalar, or a flow list of scalars."""
+    if text[:1] != "[":
+        return _simple_scalar(text)
+    if text[-1] != "]":
+        return None
+    inner = text[1:-1]
+    if not inner.strip(" "):
+        return _simple_node("sequence", [], flow=True)
+    items = []
+    for part in inner.split(","):
+        item = part.strip(" ")
+        if not item:  # `[a, , b]`, `[a,]`: left to libyaml
+            return None
+        if item[0] in "'\"":
+            node = _simple_scalar(item)
+        elif item[0] in _INDICATORS or _FLOW_SPECIAL.search(item):
+            return None
+        else:
+            node = _simple_node("scalar", item)
+        if node is None:
+            return None
+        items.append(node)
+    return _simple_node("sequence", items, flow=True)
+
+
+def _simple_children(lines: list[str], at: int) -> tuple[YamlNode | None, int]:
+    """The block under a `key:` line whose children start at `lines[at]`: a list of `- value`
+    lines, a mapping of `key: value` lines (all at one indentation), or nothing (an empty plain
+    scalar). Returns the node (None: not simple) and the index of the line after the block."""
+    kind: NodeKind | None = None
+    indent = 0
+    found: list[Any] = []
+    while at < len(lines):
+        line = lines[at]
+        stripped = line.lstrip(" ")
+        if not stripped:
+            at += 1
+            continue
+        width = len(line) - len(stripped)
+        is_item = stripped.startswith("- ")
+        if width == 0 and not (is_item and kind in (None, "sequence")):
+            break  # back to the top-level mapping
+        if kind is None:
+            kind, indent = ("sequence" if is_item else "mapping"), width
+        if width != indent or is_item != (kind == "sequence"):
+            return None, at
+        if is_item:
+            node = _simple_scalar(stripped[2:].strip(" "))
+            if node is None:
+                return None, at
+            found.append(node)
+        else:
+            pair = _simple_pair(stripped)
+            if pair is None:
+                return None, at
+            found.append(pair)
+        at += 1
+    if kind is None:
+        return _simple_node("scalar", ""), at
+    return _simple_node(kind, found), at
+
+
+def _simple_pair(line: str) -> YamlPair | None:
+    """A `key: value` line (no indentation) whose value is on the line, or None."""
+    match = _SIMPLE_KEY.match(line)
+    if match is None:
+        return None
+    value = _simple_value((match[2] or "").rstrip(" "))
+    return None if value is None else YamlPair(_simple_node("scalar", match[1]), value)
+
+
+def simple_tree(lines: list[str], source: str) -> YamlNode | None:
+    """The tree of frontmatter made of plain `key: value` lines (`source` is `lines` joined), as
+    plain_tree makes it, or None where it is not that simple."""
+    if _NOT_SIMPLE.search(source):
+        return None
+    pairs: list[YamlPair] = []
+    count = 1
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if not line.strip(" "):
+            continue
+        match = _SIMPLE_KEY.match(line)
+        if match is None:
+            return None
+        text = (match[2] or "").rstrip(" ")
+        value = _simple_value(text) if text else None
+        if not text:
+            value, at = _simple_children(lines, at)
+        if value is None:
+            return None
+        pairs.append(YamlPair(_simple_node("scalar", match[1]), value))
+        count += 2 + (0 if value.kind == "scalar" else len(value.value) * (1 + (value.kind == "mapping")))
+    if not pairs or count > MAX_EXPANDED_NODES:
+        return None
+    return _simple_node("mapping", pairs)
+
+
 def _composed_tree(source: str, lines: list[str], line_offset: int) -> YamlNode | None:
     """The node tree of YAML without tags, anchors or aliases, from libyaml's C composer instead
     of one Python event at a time. It is the tree `_parse_events` builds, ranges included

@@ -21,7 +21,13 @@ from typing import Any
 from skills_lsp.core.errors import InvalidFrontmatter, MissingField, SkillError, Yaml
 from skills_lsp.core.files.discovery import component_pattern
 from skills_lsp.core.model import ascii_lower, ascii_upper
-from skills_lsp.core.parse.frontmatter import MAX_NESTING, nesting_too_deep, parse_yaml, plain_tree
+from skills_lsp.core.parse.frontmatter import (
+    MAX_NESTING,
+    nesting_too_deep,
+    parse_yaml,
+    plain_tree,
+    simple_tree,
+)
 from skills_lsp.core.parse.frontmatter import YamlNode as Node
 
 # Rust's char::is_whitespace (Unicode White_Space); Python's str.strip() also strips \x1c-\x1f.
@@ -44,6 +50,25 @@ DESCRIPTION_CHARS = 120
 
 def rust_trim(text: str) -> str:
     return text.strip(RUST_WHITESPACE)
+
+
+_RUST_WHITESPACE_RUN = re.compile(f"[{re.escape(RUST_WHITESPACE)}]+")
+
+
+def rust_trimmed_from(text: str, start: int) -> str:
+    """`rust_trim(text[start:])` with one copy, not two: bodies are most of a file's bytes (125 MB
+    in a 15,000-file index), and each copy of them is fresh memory to fault in."""
+    leading = _RUST_WHITESPACE_RUN.match(text, start)
+    if leading is not None:
+        start = leading.end()
+    end = len(text)
+    while end > start:  # the trailing run, a block at a time (a body may end in a long one)
+        block = text[max(start, end - 256) : end]
+        kept = block.rstrip(RUST_WHITESPACE)
+        end -= len(block) - len(kept)
+        if kept:
+            break
+    return text[start:end]
 
 
 def rust_lines(text: str) -> list[str]:
@@ -364,10 +389,10 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     if "\r" in text:  # a CR anywhere (rare): every line read, as rust_lines trims one before a LF
         lines = rust_lines(text)
         close = next((i for i in range(1, len(lines)) if rust_trim(lines[i]) == "---"), None)
-        body_text = "\n".join(lines[close + 1 :]) if close is not None else ""
+        body = rust_trim("\n".join(lines[close + 1 :])) if close is not None else ""
     else:
         lines, close, body_start = _frontmatter_lines(text)
-        body_text = text[body_start:]
+        body = rust_trimmed_from(text, body_start)
     if not lines or rust_trim(lines[0]) != "---":
         raise InvalidFrontmatter(path, "missing opening frontmatter delimiter (`---`)")
     if close is None:
@@ -376,9 +401,12 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     source = "\n".join(yaml_lines)
     root: Node | None = None
     if source.strip():
-        if nesting_too_deep(yaml_lines) is not None:
+        # plain `key: value` lines first: they never nest deeply, and are most frontmatter
+        root = simple_tree(yaml_lines, source)
+        if root is None and nesting_too_deep(yaml_lines) is not None:
             raise Yaml("recursion limit exceeded")
-        root = plain_tree(source)
+        if root is None:
+            root = plain_tree(source)
         if root is None:  # tags, anchors or an error: the full reading, with its messages
             root, problems = parse_yaml(source, lines, 1, close - 1, yaml12_line_breaks=False)
             if problems:
@@ -406,7 +434,7 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
         hint=fm["hint"],
         metadata=fm["metadata"],
         triggers=list(fm["triggers"]),
-        body=rust_trim(body_text),
+        body=body,
     )
 
 

@@ -28,6 +28,7 @@ def full_reading() -> Iterator[None]:
     with (
         mock.patch.object(fm, "_composed_tree", lambda *_: None),
         mock.patch.object(skill_parser, "plain_tree", lambda *_: None),
+        mock.patch.object(skill_parser, "simple_tree", lambda *_: None),
     ):
         yield
 
@@ -218,3 +219,13 @@ def test_frontmatter_lines_split_as_every_line_would(pieces: list[tuple[str, str
     assert (lines[:1] if close is None else lines, close) == (expected_lines, expected_close)
     if close is not None:
         assert skill_parser.rust_trim(text[body_start:]) == expected_body
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(st.sampled_from([*skill_parser.RUST_WHITESPACE, "a", "\x1c", "\u200b"]), max_size=700),
+    st.integers(min_value=0, max_value=800),
+)
+def test_the_body_is_trimmed_as_rust_trims_it_with_one_copy(text: str, start: int) -> None:
+    """Long whitespace runs at either end included (the trailing run is read in blocks)."""
+    assert skill_parser.rust_trimmed_from(text, start) == skill_parser.rust_trim(text[start:])
