@@ -16,6 +16,7 @@ from skills_lsp.core.files.discovery import (
     discover_skill_files,
     discover_workspace,
     kind_of,
+    path_sort_key,
     workspace_kind,
 )
 from skills_lsp.core.model import FileKind
@@ -88,6 +89,19 @@ def test_crate_discovery_of_the_working_folder(
     monkeypatch.chdir(tmp_path)
     prefix = "sub/../" if spelling == "sub/.." else ""  # a Path keeps `..` (so does the crate's PathBuf)
     assert [p.as_posix() for p in discover_instruction_files(spelling)] == [prefix + p for p in expected]
+
+
+def test_crate_discovery_orders_components_as_rust_paths(tmp_path: Path) -> None:
+    """A name sorts before any longer name it begins, whatever the next character (the walk's
+    string keys stand for path_sort_key's tuples)."""
+    names = ["a", "a b", "a!", "a#", "a-b", "a.b", "a0", "aé", "A", "a\x01", "ab", "b", "~"]
+    for name in names:
+        touch(tmp_path, f".skills/{name}/x.md")
+        touch(tmp_path, f".skills/{name}.md")
+        touch(tmp_path, f"{name}/AGENTS.md")
+    found = discover_instruction_files(tmp_path)
+    assert len(found) == 3 * len(names)
+    assert found == sorted(found, key=path_sort_key)
 
 
 def test_crate_root_errors(tmp_path: Path) -> None:
