@@ -240,6 +240,7 @@ class SkillIndex:
         # made on first use (_paths): a CLI's one query never asks, and 15,000 paths normalised
         # were 0.05 s of a cold index
         self._by_path: dict[str, list[SkillDocument]] | None = None
+        self._paths_lock = threading.Lock()  # not _derived_lock: a scorer's build holds that for seconds
         self._by_name: dict[str, list[SkillDocument]] = {}
         for doc in self._docs:
             self._by_name.setdefault(doc.name, []).append(doc)
@@ -258,7 +259,7 @@ class SkillIndex:
     def _paths(self) -> dict[str, list[SkillDocument]]:
         table = self._by_path
         if table is None:
-            with self._derived_lock:  # two threads' first lookups make it once
+            with self._paths_lock:  # two threads' first lookups make it once
                 if self._by_path is None:
                     made: dict[str, list[SkillDocument]] = {}
                     for doc in self._docs:

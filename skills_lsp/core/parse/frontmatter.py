@@ -745,13 +745,16 @@ def plain_tree(source: str) -> YamlNode | None:
 #
 # Most skills' frontmatter is a few `key: value` lines, a list or a mapping of such values under
 # a key, and `[a, b]` lists. Composing those with libyaml and converting its nodes to ours was
-# 1.3 s CPU of a 15,000-file cold index (half the reading); simple_tree reads 60-90 % of real
-# frontmatter itself and leaves everything else to libyaml (returns None): any character or
+# 1.3 s CPU of a 15,000-file cold index (half the reading); simple_tree reads about three
+# quarters of real frontmatter (75-78 % of the public corpus's) itself and leaves everything else
+# to libyaml (returns None): any character or
 # form whose reading is not obvious (tabs, comments, block scalars, escapes, anchors, a value
 # that starts with an indicator or holds `: ` or ` #`, deeper nesting). tests/core/parse/
 # test_frontmatter_simple.py compares its trees with libyaml's on every form it accepts and on
 # generated frontmatter.
 
+# A key: plain ASCII, and short (libyaml refuses a key of over 1,024 characters; this bound keeps
+# far from it).
 _SIMPLE_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_-]{0,127}):(?: +(.*))?\Z")
 # Characters simple_tree leaves to libyaml: those YAML forbids (as _NOT_PRINTABLE), and tab
 # (separation or text, depending on where), CR, libyaml's YAML 1.1 line breaks (NEL, U+2028,
@@ -762,7 +765,8 @@ _NOT_SIMPLE = re.compile(
 # A plain scalar may not start with these (YAML's indicators; `-`, `?` and `:` could, followed by
 # a non-space, but that reading is left to libyaml).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-# Inside a flow list an item holding these is read by libyaml.
+# Inside a flow list an item holding these is read by libyaml: they end the item or may (`,`,
+# brackets, `: `, ` #`, quotes), and telling which is its work.
 _FLOW_SPECIAL = re.compile("[,\\[\\]{}#:'\"]")
 
 
@@ -775,14 +779,15 @@ def _simple_scalar(text: str) -> YamlNode | None:
     if not text:
         return _simple_node("scalar", "")
     first = text[0]
-    if first == "'":
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+    if first in "'\"":
+        if len(text) < 2 or text[-1] != first:
             return None
-        return _simple_node("scalar", inner.replace("''", "'"), "'")
-    if first == '"':
         inner = text[1:-1]
-        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+        if first == "'":  # `''` is a quote; a lone one ends the scalar early
+            if "'" in inner.replace("''", ""):
+                return None
+            return _simple_node("scalar", inner.replace("''", "'"), "'")
+        if '"' in inner or "\\" in inner:  # escapes: libyaml's
             return None
         return _simple_node("scalar", inner, '"')
     if first in _INDICATORS or ": " in text or " #" in text or text[-1] == ":":
@@ -831,8 +836,10 @@ def _simple_children(lines: list[str], at: int) -> tuple[YamlNode | None, int]:
             continue
         width = len(line) - len(stripped)
         is_item = stripped.startswith("- ")
+        # A list may stand at its key's own indentation (`tags:` then `- a`); anything else
+        # unindented is the next top-level key.
         if width == 0 and not (is_item and kind in (None, "sequence")):
-            break  # back to the top-level mapping
+            break
         if kind is None:
             kind, indent = ("sequence" if is_item else "mapping"), width
         if width != indent or is_item != (kind == "sequence"):
@@ -862,13 +869,13 @@ def _simple_pair(line: str) -> YamlPair | None:
     return None if value is None else YamlPair(_simple_node("scalar", match[1]), value)
 
 
-def simple_tree(lines: list[str], source: str) -> YamlNode | None:
-    """The tree of frontmatter made of plain `key: value` lines (`source` is `lines` joined), as
-    plain_tree makes it, or None where it is not that simple."""
+def simple_tree(source: str) -> YamlNode | None:
+    """The tree of frontmatter made of plain `key: value` lines, as plain_tree makes it, or None
+    where it is not that simple."""
     if _NOT_SIMPLE.search(source):
         return None
+    lines = source.split("\n")
     pairs: list[YamlPair] = []
-    count = 1
     at = 0
     while at < len(lines):
         line = lines[at]
@@ -879,16 +886,29 @@ def simple_tree(lines: list[str], source: str) -> YamlNode | None:
         if match is None:
             return None
         text = (match[2] or "").rstrip(" ")
-        value = _simple_value(text) if text else None
-        if not text:
+        value: YamlNode | None
+        if text:
+            value = _simple_value(text)
+        else:
             value, at = _simple_children(lines, at)
         if value is None:
             return None
         pairs.append(YamlPair(_simple_node("scalar", match[1]), value))
-        count += 2 + (0 if value.kind == "scalar" else len(value.value) * (1 + (value.kind == "mapping")))
-    if not pairs or count > MAX_EXPANDED_NODES:
+    if not pairs:
         return None
-    return _simple_node("mapping", pairs)
+    root = _simple_node("mapping", pairs)
+    # Every node takes a character at least, so only a long source can pass libyaml's bound.
+    if len(source) > MAX_EXPANDED_NODES and _node_count(root) > MAX_EXPANDED_NODES:
+        return None
+    return root
+
+
+def _node_count(node: YamlNode) -> int:
+    if node.kind == "sequence":
+        return 1 + sum(map(_node_count, node.value))
+    if node.kind == "mapping":
+        return 1 + sum(_node_count(p.key) + _node_count(p.value) for p in node.value)
+    return 1
 
 
 def _composed_tree(source: str, lines: list[str], line_offset: int) -> YamlNode | None:

@@ -402,7 +402,7 @@ def parse_skill_markdown(path: str | os.PathLike[str], content: str) -> ParsedSk
     root: Node | None = None
     if source.strip():
         # plain `key: value` lines first: they never nest deeply, and are most frontmatter
-        root = simple_tree(yaml_lines, source)
+        root = simple_tree(source)
         if root is None and nesting_too_deep(yaml_lines) is not None:
             raise Yaml("recursion limit exceeded")
         if root is None:
