@@ -108,10 +108,20 @@ Listings = dict[str, list[os.DirEntry[str]]]
 
 
 def _list_dir(
-    path: str, visited: Visited | None, listings: Listings | None = None, keep: bool = False
+    path: str,
+    visited: Visited | None,
+    listings: Listings | None = None,
+    keep: bool = False,
+    fixed: Listings | None = None,
 ) -> list[os.DirEntry[str]]:
     """The entries of `path` (raises OSError), its mtime recorded in `visited` first. With
-    `listings`: one found there is taken from it; with `keep`, one made is put there."""
+    `listings`: one found there is taken from it; with `keep`, one made is put there. `fixed`:
+    listings a walk takes as they are, every time (a share of a walk split between processes:
+    skill_index.load_skill_index)."""
+    if fixed is not None:
+        given = fixed.get(path)
+        if given is not None:
+            return given
     if listings is not None:
         known = listings.pop(path, None)
         if known is not None:
@@ -133,15 +143,16 @@ def regular_files(
     visited: Visited | None = None,
     listings: Listings | None = None,
     keep: bool = False,
+    fixed: Listings | None = None,
 ) -> Iterator[os.DirEntry[str]]:
     """Regular files under `top`, never following symlinks (walkdir's default, as the crate
-    uses it); a directory is entered when `enter(name)` is true. `listings`, `keep`: see
+    uses it); a directory is entered when `enter(name)` is true. `listings`, `keep`, `fixed`: see
     `_list_dir`."""
     stack = [str(top)]
     while stack:
         current = stack.pop()
         try:
-            entries = _list_dir(current, visited, listings, keep)
+            entries = _list_dir(current, visited, listings, keep, fixed)
         except OSError:
             continue
         for entry in entries:
@@ -177,7 +188,11 @@ def _is_md(name: str) -> bool:
 
 
 def _skill_file_paths(
-    base: Path, crate_quirks: bool, visited: Visited | None, listings: Listings | None = None
+    base: Path,
+    crate_quirks: bool,
+    visited: Visited | None,
+    listings: Listings | None = None,
+    fixed: Listings | None = None,
 ) -> list[str]:
     """`discover_skill_files`' paths as strings, unsorted (a cold index finds 15,000: paths are
     made and sorted once, by the caller)."""
@@ -186,18 +201,18 @@ def _skill_file_paths(
     # two walks' paths compare equal as strings and share listings.
     below = os.path.join(str(base), "")
     for sub in SKILL_DIRS:
-        top = os.path.join(below, *sub.split("/"))
+        top = skill_folder_path(base, sub)
         if not os.path.isdir(top):
             continue
         skip = 0 if crate_quirks else len(below)  # the part below `base` only
-        for entry in regular_files(top, visited=visited, listings=listings, keep=True):
+        for entry in regular_files(top, visited=visited, listings=listings, keep=True, fixed=fixed):
             path = entry.path
             if _is_md(entry.name) and not has_support_component(path[skip:]):
                 found.append(path)
     return found
 
 
-def _walk_order(path: str) -> str:
+def walk_order(path: str) -> str:
     """`path_sort_key`'s order for paths that walks made under one top (one spelling of it, then
     plain names joined by `/`), as one string: `/` as the lowest character, so a name sorts
     before any longer one it begins (`a/b` < `a-b`, as Rust compares components). 15,000 keys
@@ -206,8 +221,8 @@ def _walk_order(path: str) -> str:
 
 
 def _sorted_paths(paths: Iterable[str]) -> list[Path]:
-    """A walk's paths (see `_walk_order`), once each, in `PathBuf` order."""
-    return [Path(p) for p in sorted(set(paths), key=_walk_order if os.sep == "/" else path_sort_key)]
+    """A walk's paths (see `walk_order`), once each, in `PathBuf` order."""
+    return [Path(p) for p in sorted(set(paths), key=walk_order if os.sep == "/" else path_sort_key)]
 
 
 def discover_skill_files(
@@ -228,21 +243,31 @@ def is_convention_file(name: str) -> bool:
 
 
 def _convention_walk(
-    base: Path, visited: Visited | None = None, listings: Listings | None = None
+    base: Path,
+    visited: Visited | None = None,
+    listings: Listings | None = None,
+    fixed: Listings | None = None,
 ) -> Iterator[str]:
     if ascii_lower(base.name) in _IGNORED_LOWER:
         return
     top = str(base)
-    for entry in regular_files(top, lambda name: ascii_lower(name) not in _IGNORED_LOWER, visited, listings):
+    for entry in regular_files(top, _not_ignored, visited, listings, fixed=fixed):
         if is_convention_file(entry.name):
             if ascii_upper(entry.name) == "SOUL.MD" and os.path.dirname(entry.path) != top:
                 continue
             yield entry.path
 
 
-def discover_instruction_files(root: str | os.PathLike[str], visited: Visited | None = None) -> list[Path]:
+def _not_ignored(name: str) -> bool:
+    return ascii_lower(name) not in _IGNORED_LOWER
+
+
+def discover_instruction_files(
+    root: str | os.PathLike[str], visited: Visited | None = None, fixed: Listings | None = None
+) -> list[Path]:
     """adk-skill's instruction files: skill files plus convention files anywhere under `root`
-    (AGENTS.md, CLAUDE.md, ...; SOUL.md only at the root), in `PathBuf` order.
+    (AGENTS.md, CLAUDE.md, ...; SOUL.md only at the root), in `PathBuf` order. `fixed`: see
+    `_list_dir` (the directories' paths spelt as `skill_folder_path` spells them).
 
     Raises `InvalidSkillsRoot` when `root` exists but is not a directory.
     """
@@ -252,8 +277,14 @@ def discover_instruction_files(root: str | os.PathLike[str], visited: Visited | 
     if not base.is_dir():
         raise InvalidSkillsRoot(os.fspath(root))  # the path as given, as the crate prints it
     listings: Listings = {}
-    skills = _skill_file_paths(base, True, visited, listings)
-    return _sorted_paths([*skills, *_convention_walk(base, visited, listings)])
+    skills = _skill_file_paths(base, True, visited, listings, fixed)
+    return _sorted_paths([*skills, *_convention_walk(base, visited, listings, fixed)])
+
+
+def skill_folder_path(root: str | os.PathLike[str], folder: str) -> str:
+    """`root`'s skill folder (one of SKILL_DIRS, or `root` itself for "") as the crate's walks spell it."""
+    below = os.path.join(str(Path(root)), "")
+    return os.path.join(below, *folder.split("/")) if folder else str(Path(root))
 
 
 def _skip_dir(name: str, hidden_ok: bool = False) -> bool:

@@ -75,12 +75,63 @@ def test_forked_reading_equals_one_process(
     assert len(one) == 1300 - 14 - 14 + 1  # the unreadable ones out, AGENTS.md in
     assert not children
     assert as_data(load_skill_index(tmp_path, jobs=2)) == as_data(one)
-    assert len(children) == 1
+    assert len(children) == 1  # one child walked and read the last of `.skills/`'s entries
     monkeypatch.setattr(skill_index, "MIN_PATHS_PER_JOB", 100)  # runs of 100+: several children
+    paths = skill_index.discover_instruction_files(tmp_path)
+    in_one = as_data(read_documents(paths, read_crate_document, jobs=1))
     for jobs in (3, 5):
-        assert as_data(load_skill_index(tmp_path, jobs=jobs)) == as_data(one)
+        assert as_data(read_documents(paths, read_crate_document, jobs=jobs)) == in_one
     assert len(children) == 1 + 2 + 4
     assert as_data(load_workspace_index(tmp_path, jobs=2)) == as_data(load_workspace_index(tmp_path, jobs=1))
+
+
+def write_edges(root: Path) -> None:
+    """Files the crate's two walks find outside `.skills/`, sorting before and after it, and the
+    walks' rules inside it (files directly in it, support folders, ignored folders, a link)."""
+    files = {
+        ".agents/AGENTS.md": "# Before .skills\n",
+        ".claude/skills/c.md": "---\nname: claude-skill\ndescription: Under .claude/skills.\n---\nbody\n",
+        ".skills/a-top.md": "---\nname: top\ndescription: Directly in .skills.\n---\nbody\n",
+        ".skills/s00010/references/AGENTS.md": "# Found by the convention walk only\n",
+        ".skills/s00011/node_modules/AGENTS.md": "# Found by the skill walk only\n",
+        ".skills/s00012/scripts/x.md": "---\nname: skipped\ndescription: A support folder.\n---\n",
+        # under `.skills/` every file is read strictly (a frontmatter, or skipped); these share
+        # their names with files outside `.skills/` that sort before and after them
+        ".skills/zz/CLAUDE.MD": "---\nname: claude\ndescription: A convention file only.\n---\n",
+        ".skills/zz/AGENTS.md": "---\nname: agents\ndescription: Between the others.\n---\n",
+        "AGENTS.md": "# After .skills\n",
+        "SOUL.md": "# At the root\n",
+        "pkg/SOUL.md": "# Not at the root: skipped\n",
+        "zz/CLAUDE.md": "# Last\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / ".skills" / "link.md").symlink_to(root / ".skills" / "a-top.md")
+
+
+@needs_fork
+@pytest.mark.parametrize("spelling", ["absolute", "."])
+def test_a_walk_shared_with_a_child_finds_and_orders_as_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, children: list[int], spelling: str
+) -> None:
+    write_tree(tmp_path, 60)
+    write_edges(tmp_path)
+    monkeypatch.setattr(skill_index, "MIN_PATHS_PER_JOB", 10)
+    root: str | Path = tmp_path
+    if spelling == ".":
+        monkeypatch.chdir(tmp_path)
+        root = "."
+    one = as_data(load_skill_index(root, jobs=1))
+    assert not children
+    assert as_data(load_skill_index(root, jobs=2)) == one
+    assert len(children) == 1
+    names = [d["name"] for d in one]
+    assert {"claude-skill", "top", "agents", "soul"} <= set(names) and "skipped" not in names
+    assert names.count("agents") == 3 and names.count("claude") == 2
+    start = forked.start
+    monkeypatch.setattr(forked, "start", lambda work: (start(work), lambda wanted: None)[1])  # a failed child
+    assert as_data(load_skill_index(root, jobs=2)) == one
 
 
 @needs_fork
