@@ -116,8 +116,9 @@ def _list_dir(
 ) -> list[os.DirEntry[str]]:
     """The entries of `path` (raises OSError), its mtime recorded in `visited` first. With
     `listings`: one found there is taken from it; with `keep`, one made is put there. `fixed`:
-    listings a walk takes as they are, every time (a share of a walk split between processes:
-    skill_index.load_skill_index)."""
+    listings a walk takes as they are, every time, never listed nor recorded in `visited` (a
+    share of a walk split between processes, `discover_instruction_share`; no walk with
+    `visited` takes fixed listings)."""
     if fixed is not None:
         given = fixed.get(path)
         if given is not None:
@@ -197,8 +198,6 @@ def _skill_file_paths(
     """`discover_skill_files`' paths as strings, unsorted (a cold index finds 15,000: paths are
     made and sorted once, by the caller)."""
     found: list[str] = []
-    # Paths spelt as the convention walk spells them (`./.skills/...` under the root `.`), so the
-    # two walks' paths compare equal as strings and share listings.
     below = os.path.join(str(base), "")
     for sub in SKILL_DIRS:
         top = skill_folder_path(base, sub)
@@ -262,15 +261,26 @@ def _not_ignored(name: str) -> bool:
     return ascii_lower(name) not in _IGNORED_LOWER
 
 
-def discover_instruction_files(
-    root: str | os.PathLike[str], visited: Visited | None = None, fixed: Listings | None = None
-) -> list[Path]:
+def discover_instruction_files(root: str | os.PathLike[str], visited: Visited | None = None) -> list[Path]:
     """adk-skill's instruction files: skill files plus convention files anywhere under `root`
-    (AGENTS.md, CLAUDE.md, ...; SOUL.md only at the root), in `PathBuf` order. `fixed`: see
-    `_list_dir` (the directories' paths spelt as `skill_folder_path` spells them).
+    (AGENTS.md, CLAUDE.md, ...; SOUL.md only at the root), in `PathBuf` order.
 
     Raises `InvalidSkillsRoot` when `root` exists but is not a directory.
     """
+    return _instruction_files(root, visited, None)
+
+
+def discover_instruction_share(root: str | os.PathLike[str], listings: Listings) -> list[Path]:
+    """The instruction files of one share of the crate's walk of `root`, in `PathBuf` order: the
+    walks take the directories' `listings` as given (their paths spelt as `walk_top` and
+    `skill_folder_path` spell them), so one process can walk some of `.skills/`'s entries and
+    another the rest (skill_index._read_split)."""
+    return _instruction_files(root, None, listings)
+
+
+def _instruction_files(
+    root: str | os.PathLike[str], visited: Visited | None, fixed: Listings | None
+) -> list[Path]:
     base = Path(root)
     if not base.exists():
         return []
@@ -281,10 +291,15 @@ def discover_instruction_files(
     return _sorted_paths([*skills, *_convention_walk(base, visited, listings, fixed)])
 
 
+def walk_top(root: str | os.PathLike[str]) -> str:
+    """`root` as the crate's walks spell it (the convention walk's top)."""
+    return str(Path(root))
+
+
 def skill_folder_path(root: str | os.PathLike[str], folder: str) -> str:
-    """`root`'s skill folder (one of SKILL_DIRS, or `root` itself for "") as the crate's walks spell it."""
-    below = os.path.join(str(Path(root)), "")
-    return os.path.join(below, *folder.split("/")) if folder else str(Path(root))
+    """`root`'s skill folder (one of SKILL_DIRS) as the crate's walks spell it: `./.skills`
+    under the root `.`, so the two walks' paths compare equal as strings and share listings."""
+    return os.path.join(os.path.join(walk_top(root), ""), *folder.split("/"))
 
 
 def _skip_dir(name: str, hidden_ok: bool = False) -> bool:

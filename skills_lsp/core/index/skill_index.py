@@ -31,6 +31,7 @@ from skills_lsp.core.files.discovery import (
     DEFAULT_MAX_DEPTH,
     Visited,
     discover_instruction_files,
+    discover_instruction_share,
     discover_skill_files,
     discover_workspace,
     has_support_component,
@@ -39,6 +40,7 @@ from skills_lsp.core.files.discovery import (
     regular_files,
     skill_folder_path,
     walk_order,
+    walk_top,
 )
 from skills_lsp.core.files.frames import FrameFolder
 from skills_lsp.core.files.ignore import IgnoreFilter
@@ -496,8 +498,8 @@ def _unpacked(values: tuple[Any, ...], path: Path) -> SkillDocument:
 
 def load_skill_index(root: str | os.PathLike[str], jobs: int | None = None) -> SkillIndex:
     """The crate's index of `root`: skill files and convention files (raises InvalidSkillsRoot).
-    `jobs`: processes that read the files (read_documents; a big `.skills/` is walked by them
-    too, _read_split)."""
+    `jobs`: processes that read the files (read_documents; a big `.skills/` is walked by two,
+    _read_split)."""
     # No cycle collection meanwhile: the crate's reading leaves next to no cycles (about 110
     # objects in 3,000 files, from the exceptions of files it skips), and each collection walks
     # every document read so far: 0.45-0.55 s of 2.5-3.0 s at 15,000 skills.
@@ -510,43 +512,46 @@ def load_skill_index(root: str | os.PathLike[str], jobs: int | None = None) -> S
 
 
 def _read_split(root: str | os.PathLike[str], jobs: int | None) -> list[SkillDocument] | None:
-    """The crate's documents of `root` in path order, with the walk itself shared: when `.skills/`
-    holds at least MIN_PATHS_PER_JOB entries a job, a forked child walks and reads the last of
-    its entries (names sort as their paths do) while this process walks and reads the rest of the
-    tree. None when that does not apply (then the files are found here and their reading shared,
-    read_each). The walk was 0.3 s of a 15,000-file index that only one process did."""
+    """The crate's documents of `root` in path order, the walk itself shared with one forked
+    child: when `jobs` (default: the idle CPUs) is over 1 and `.skills/` holds 2 x
+    MIN_PATHS_PER_JOB entries or more, the child walks and reads the last of its entries while
+    this process walks and reads the rest of the tree. None when that does not apply (then the
+    files are found here and their reading shared, read_each). The walk was 0.3 s of a
+    15,000-file index that only one process did."""
     jobs = forked.idle_jobs() if jobs is None else jobs
-    folder = skill_folder_path(root, ".skills")
-    try:
-        entries = sorted(os.scandir(folder), key=_entry_name) if jobs > 1 else []
-    except OSError:
+    if jobs <= 1 or not forked.may_fork():
         return None
-    if len(entries) < 2 * MIN_PATHS_PER_JOB or not forked.may_fork():
+    folder = skill_folder_path(root, ".skills")
+    top = walk_top(root)
+    try:
+        # Names sort as their paths do (walk_order), so each share is one run of the path order.
+        entries = sorted(os.scandir(folder), key=_entry_name)
+        if len(entries) < 2 * MIN_PATHS_PER_JOB:
+            return None
+        way_in = [entry for entry in os.scandir(top) if entry.name == ".skills"]
+    except OSError:  # not listable: the walk of one process reports it as it always has
         return None
     cut = int(len(entries) * PARENT_SHARE)
+    parent_listings = {folder: entries[:cut]}
     # The child sees only its entries: the root's listing leads it to `.skills/` alone, and the
     # other skill folder is empty to it.
-    theirs = {
-        folder: entries[cut:],
-        skill_folder_path(root, ""): [
-            e for e in os.scandir(skill_folder_path(root, "")) if e.name == ".skills"
-        ],
-        skill_folder_path(root, ".claude/skills"): [],
-    }
-    child = forked.start(partial(_walked_part, root, theirs))
+    child_listings = {folder: entries[cut:], top: way_in, skill_folder_path(root, ".claude/skills"): []}
+    child = forked.start(partial(_walked_share, root, child_listings))
     try:
-        paths = discover_instruction_files(root, fixed={folder: entries[:cut]})
+        paths = discover_instruction_share(root, parent_listings)
         found = list(map(read_crate_document, paths))
-        packed = child(True)
     except BaseException:  # an error here, or an interrupt: no child is left running
         child(False)
         raise
+    packed = child(True)  # (called once: interrupted, it stops the child itself)
     if packed is None:  # a failed child: its share done here
-        packed = _walked_part(root, theirs)
+        packed = _walked_share(root, child_listings)
     if not packed:
         return [doc for doc in found if doc is not None]
-    # The child's documents are one run of the path order: all of `.skills/`'s last entries, after
-    # its first ones (this process's); files outside `.skills/` may sort on either side of them.
+    # The child's documents are one run of the path order (`.skills/`'s last entries, after this
+    # process's), and files outside `.skills/` may sort on either side of them. walk_order is
+    # POSIX's order, which holds here: forking needs Linux. Path() drops a leading `./` alike
+    # from every path, which keeps their order.
     first = walk_order(packed[0][0])
     at = bisect.bisect_left(paths, first, key=lambda path: walk_order(str(path)))
     merged = found[:at] + [_unpacked(values, Path(path)) for path, values in packed] + found[at:]
@@ -557,13 +562,13 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
-def _walked_part(
-    root: str | os.PathLike[str], fixed: dict[str, list[os.DirEntry[str]]]
+def _walked_share(
+    root: str | os.PathLike[str], listings: dict[str, list[os.DirEntry[str]]]
 ) -> list[tuple[str, tuple[Any, ...]]]:
-    """The crate's documents of the share of the walk `fixed` gives, each as (its path, its fields
-    but the path: _unpacked)."""
+    """The crate's documents of the share of the walk `listings` gives, each as (its path, its
+    fields but the path: _unpacked)."""
     packed = []
-    for path in discover_instruction_files(root, fixed=fixed):
+    for path in discover_instruction_share(root, listings):
         doc = read_crate_document(path)
         if doc is not None:
             packed.append((str(path), _packed(doc)))

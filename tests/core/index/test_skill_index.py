@@ -130,8 +130,41 @@ def test_a_walk_shared_with_a_child_finds_and_orders_as_one_process(
     assert {"claude-skill", "top", "agents", "soul"} <= set(names) and "skipped" not in names
     assert names.count("agents") == 3 and names.count("claude") == 2
     start = forked.start
-    monkeypatch.setattr(forked, "start", lambda work: (start(work), lambda wanted: None)[1])  # a failed child
+
+    def failing(work: Any) -> Any:  # a child that fails: stopped and reaped, no result
+        result = start(work)
+        return lambda wanted: result(False)
+
+    monkeypatch.setattr(forked, "start", failing)
     assert as_data(load_skill_index(root, jobs=2)) == one
+
+
+@needs_fork
+def test_an_interrupt_while_waiting_for_the_walks_child_is_the_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's result function is called once: interrupted in its wait it stops the child
+    itself, and a second call would fail on its closed file (an OSError instead of Ctrl-C)."""
+    write_tree(tmp_path, 30)
+    monkeypatch.setattr(skill_index, "MIN_PATHS_PER_JOB", 10)
+    start = forked.start
+    calls: list[bool] = []
+
+    def interrupted(work: Any) -> Any:
+        result = start(work)
+
+        def waited(wanted: bool) -> Any:
+            calls.append(wanted)
+            assert len(calls) == 1, "the result function was called twice"
+            result(False)  # what an interrupt in the wait does: the child stopped, then raised
+            raise KeyboardInterrupt
+
+        return waited
+
+    monkeypatch.setattr(forked, "start", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        load_skill_index(tmp_path, jobs=2)
+    assert calls == [True]
 
 
 @needs_fork
@@ -196,3 +229,24 @@ def test_small_trees_and_threads_read_in_this_process(
         stop.set()
         thread.join()
     assert not children
+
+
+@needs_fork
+def test_a_root_that_cannot_be_listed_reads_as_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A root one may enter but not list (mode 0311 for another user): the walk skips its
+    listing and still finds `.skills/`, with one job or two."""
+    write_tree(tmp_path, 30)
+    monkeypatch.setattr(skill_index, "MIN_PATHS_PER_JOB", 10)
+    scandir = os.scandir
+
+    def refusing(path: Any = ".") -> Any:
+        if os.fspath(path) == str(tmp_path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    one = as_data(load_skill_index(tmp_path, jobs=1))
+    assert len(one) == 29  # s00000 unreadable; AGENTS.md at the root not seen
+    assert as_data(load_skill_index(tmp_path, jobs=2)) == one
