@@ -307,15 +307,8 @@ LoadProgress = Callable[[int, str], None]
 READ_UP_TO = 60  # the percentage reached once every file is read; building scorers takes the rest
 
 
-def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | None = None) -> Folder:
-    """Read a workspace folder: config, index (its scorers built now, off the event loop: the
-    first lens or hover must not stall the editor), tool manifest and test queries. `progress`
-    hears how far the load got, from the thread that loads."""
-
-    def files_read(done: int, total: int) -> None:
-        if progress is not None:
-            progress(READ_UP_TO * done // max(total, 1), f"{root.name}: {done}/{total} files")
-
+def folder_config(root: Path, settings: dict[str, Any]) -> tuple[Config, list[Finding]]:
+    """A folder's config (its config file's, the client's settings on top) and its problems."""
     source = find_config(root)
     if source is not None and root.resolve() not in (
         source.parent.resolve(),
@@ -327,11 +320,42 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
         config = replace(config, root=root)
     config = with_settings(config, settings)
     config = replace(config, budget_variables=budget_variables(os.environ))  # core reads no environment
+    return config, problems
+
+
+def folder_index(
+    root: Path,
+    settings: dict[str, Any],
+    progress: LoadProgress | None = None,
+    fresh_since: int | None = None,
+) -> tuple[Config, list[Finding], IgnoreFilter, SkillIndex]:
+    """A folder's config, its problems, ignore filter and index, the index's scorers built (and
+    saved in the folder's cache): what `load_folder` reads first, and all that a cold build in a
+    child process makes (cold_build.py). `fresh_since`: store.cached_workspace_files."""
+
+    def files_read(done: int, total: int) -> None:
+        if progress is not None:
+            progress(READ_UP_TO * done // max(total, 1), f"{root.name}: {done}/{total} files")
+
+    config, problems = folder_config(root, settings)
     ignore = config.ignore_filter(root)
-    index = load_folder_index(config, root, ignore, files_read)
+    index = load_folder_index(config, root, ignore, files_read, fresh_since)
     if progress is not None:
         progress(READ_UP_TO, f"{root.name}: {len(index)} skills read, preparing the scorer")
     warm_up(index, config, root)
+    return config, problems, ignore, index
+
+
+def load_folder(
+    root: Path,
+    settings: dict[str, Any],
+    progress: LoadProgress | None = None,
+    fresh_since: int | None = None,
+) -> Folder:
+    """Read a workspace folder: config, index (its scorers built now, off the event loop: the
+    first lens or hover must not stall the editor), tool manifest and test queries. `progress`
+    hears how far the load got, from the thread that loads. `fresh_since`: see folder_index."""
+    config, problems, ignore, index = folder_index(root, settings, progress, fresh_since)
     problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file

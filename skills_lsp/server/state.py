@@ -13,6 +13,7 @@ from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
 from skills_lsp.core.rules.validate import code_matches, resolve_profile
+from skills_lsp.server import cold_build
 from skills_lsp.server.folder import FileRole, Folder, LoadProgress, Outcome, load_folder
 from skills_lsp.server.roles import ROLES
 
@@ -31,9 +32,11 @@ class State:
         self.indexing: set[Path] = set()
 
     def load_folder(self, root: Path, progress: LoadProgress | None = None) -> Folder:
+        # A large folder without a saved index is indexed by a child process first (both cores).
+        fresh_since = cold_build.build(root, self.settings, progress)
         # The folder stays until it is loaded again or dropped.
         with long_lived(replacing=str(root) in self.folders):
-            folder = load_folder(root, self.settings, progress)
+            folder = load_folder(root, self.settings, progress, fresh_since)
             self.folders[str(root)] = folder
         # What the load freed (bodies decoded for the vector keys, the vector file, the store's
         # pickles) goes back to the system: 42 MiB of a server's 417 at 20,000 skills.

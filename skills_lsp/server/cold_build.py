@@ -1,0 +1,228 @@
+"""A large folder's first load, made in a child process that can use both cores.
+
+The server loads a folder in a worker thread, and a process with threads must not fork
+(core/forked.py): its cold load read every skill and built the scorer's postings on one core,
+where the CLI's reads and bm25f build fork onto the idle ones. So when a folder has no saved
+document store and its walk finds at least CHILD_FROM files, a fresh process with one thread
+(`python -m skills_lsp.server.cold_build`) makes the folder's index and scorers and saves them in
+its cache, as a warm load will find them, and reports how far it got as lines on its stdout;
+the server then loads the folder warm. The cold load's memory peak is the child's, not the
+server's.
+
+Anything amiss with the child (it cannot start, fails, is killed, ends without saying it is done)
+is logged and the server loads the folder itself, as it did before. A damaged store the child
+left is read as any damaged store is (checked, never trusted: its files are read again).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from skills_lsp.core import forked
+from skills_lsp.core.index.store import cached_workspace_files, has_documents, store_dir
+from skills_lsp.core.workspace.scorers import folder_cache_dir
+from skills_lsp.server.folder import LoadProgress, folder_config, folder_index
+
+log = logging.getLogger(__name__)
+
+# Files found by a folder's walk from which its cold load is made in a child: below, the child's
+# start (about 0.5 s of imports) and the warm load after it cost more than the second core saves.
+CHILD_FROM = 2000
+CHILD_FROM_VARIABLE = "SKILLS_LSP_CHILD_BUILD_FROM"  # another threshold (tests, benchmarks)
+COMMAND = [sys.executable, "-m", "skills_lsp.server.cold_build"]
+STDERR_TAIL = 4000  # characters of a failed child's stderr in the log
+
+_running: set[subprocess.Popen[bytes]] = set()
+_running_lock = threading.Lock()
+
+
+def child_from() -> int:
+    """CHILD_FROM, or the number in CHILD_FROM_VARIABLE."""
+    value = os.environ.get(CHILD_FROM_VARIABLE, "")
+    return int(value) if value.strip().isdigit() else CHILD_FROM
+
+
+def build(root: Path, settings: dict[str, Any], progress: LoadProgress | None = None) -> int | None:
+    """Make `root`'s cold load in a child process when that is worth it (see the module doc).
+    Returns when the folder's walk made here started (time.time_ns(): load_folder's
+    `fresh_since`, so that the load does not walk again), or None when none was made (a folder
+    with a store, a small one, no second CPU)."""
+    if not sys.platform.startswith("linux") or forked.cpus() < 2:
+        return None
+    config, _ = folder_config(root, settings)
+    cache = store_dir(folder_cache_dir(config, root), root)
+    if has_documents(cache) or not has_markdown(root, child_from()):
+        return None  # warm, or nearly (the load reads only the files that changed); or small
+    if cache.exists():
+        log.info("no whole index of %s of this version in %s: indexing it again", root, cache)
+    # The child imports what it needs (about 0.5 s) while this process walks the folder.
+    child = _start_child(root)
+    started = time.time_ns()
+    try:
+        ignore = config.ignore_filter(root)
+        files = cached_workspace_files(root, config.roots_for(root), config.max_depth, ignore, cache)
+    except BaseException:
+        if child is not None:
+            child.stop()
+        raise
+    if child is not None:
+        if len(files) >= child_from():
+            _follow(child, root, settings, started, progress)
+        else:  # fewer than the count of markdown files said: not worth it after all
+            child.stop()
+    return started
+
+
+def has_markdown(root: Path, count: int) -> bool:
+    """Whether `root` holds at least `count` markdown files (outside `.git` and `node_modules`):
+    a bound on what its walk finds, made without reading ignore files or config."""
+    found = 0
+    folders = [os.fspath(root)]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".md"):
+                        found += 1
+                        if found >= count:
+                            return True
+                    elif entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+        except OSError:
+            continue
+    return False
+
+
+SKIPPED = frozenset({".git", "node_modules"})
+
+
+@dataclass
+class _Child:
+    """A child process at work, and the unnamed file its stderr goes to (read if it fails: a
+    pipe nobody reads could fill and stop it)."""
+
+    process: subprocess.Popen[bytes]
+    errors: IO[bytes]
+
+    def stop(self) -> None:
+        """Stop it if it still runs, and wait for it (no child is left running)."""
+        with _running_lock:
+            _running.discard(self.process)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.errors):
+            if stream is not None:
+                stream.close()
+
+    def said(self) -> str:
+        """The end of what it wrote to its stderr."""
+        self.errors.seek(0)
+        return self.errors.read().decode("utf-8", "replace")[-STDERR_TAIL:].strip()
+
+
+def _start_child(root: Path) -> _Child | None:
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the child (_Child.stop)
+    try:
+        process = subprocess.Popen(COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+    except OSError as exc:
+        errors.close()
+        log.warning("cannot start a process to index %s (%s); indexing it in the server", root, exc)
+        return None
+    with _running_lock:
+        _running.add(process)
+    return _Child(process, errors)
+
+
+def _follow(
+    child: _Child, root: Path, settings: dict[str, Any], fresh_since: int, progress: LoadProgress | None
+) -> bool:
+    """Send the child its work, pass its progress on until it ends; whether it saved the load."""
+    request = json.dumps({"root": os.fspath(root), "settings": settings, "fresh_since": fresh_since})
+    try:
+        done = _relay(child.process, request.encode("utf-8"), progress)
+        status = child.process.wait()
+        said = child.said()
+    finally:
+        child.stop()  # after an error here too
+    if status == 0 and done:
+        log.info("%s was indexed in a child process", root)
+        return True
+    if status < 0:
+        how = f"was stopped by signal {-status}"
+    elif status > 0:
+        how = f"failed (exit status {status})"
+    else:
+        how = "ended without saying it was done"
+    log.warning(
+        "the process indexing %s %s; indexing it in the server%s", root, how, f":\n{said}" if said else ""
+    )
+    return False
+
+
+def _relay(process: subprocess.Popen[bytes], request: bytes, progress: LoadProgress | None) -> bool:
+    """Send `request` to the child, then pass on its progress lines until it closes its stdout;
+    whether it said it was done."""
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(request)
+        process.stdin.close()
+    except OSError:  # it ended already: its status says how
+        pass
+    done = False
+    for line in process.stdout:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("done") is True:
+            done = True
+        elif isinstance(message, list) and len(message) == 2 and progress is not None:
+            percentage, what = message
+            if isinstance(percentage, int) and isinstance(what, str):
+                progress(percentage, what)
+    return done
+
+
+def stop_all() -> None:
+    """Stop the children still running (the server is shutting down)."""
+    with _running_lock:
+        running = list(_running)
+    for child in running:
+        if child.poll() is None:
+            child.kill()
+
+
+def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+    """The child: read the request, make the folder's load (saved in its cache), say so."""
+    source = stdin or sys.stdin
+    out = stdout or sys.stdout
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    request = json.loads(source.read())
+    root = Path(request["root"])
+    fresh_since = request.get("fresh_since")
+
+    def progress(percentage: int, what: str) -> None:
+        out.write(json.dumps([percentage, what]) + "\n")
+        out.flush()
+
+    settings = dict(request.get("settings") or {})
+    since = fresh_since if isinstance(fresh_since, int) else None
+    index = folder_index(root, settings, progress, since)[3]
+    out.write(json.dumps({"done": True, "skills": len(index)}) + "\n")
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
