@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from skills_lsp.core import forked
+from skills_lsp.core.files.cache import CACHE_DIR_NAME
+from skills_lsp.core.files.discovery import DEFAULT_MAX_DEPTH, IGNORED_DIRS
 from skills_lsp.core.index.store import cached_workspace_files, has_documents, store_dir
 from skills_lsp.core.workspace.scorers import folder_cache_dir
 from skills_lsp.server.folder import LoadProgress, folder_config, folder_index
@@ -61,7 +63,7 @@ def build(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
         return None
     config, _ = folder_config(root, settings)
     cache = store_dir(folder_cache_dir(config, root), root)
-    if has_documents(cache) or not has_markdown(root, child_from()):
+    if has_documents(cache) or not has_markdown(root, child_from(), config.max_depth + 1):
         return None  # warm, or nearly (the load reads only the files that changed); or small
     if cache.exists():
         log.info("no whole index of %s of this version in %s: indexing it again", root, cache)
@@ -83,27 +85,33 @@ def build(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
     return started
 
 
-def has_markdown(root: Path, count: int) -> bool:
-    """Whether `root` holds at least `count` markdown files (outside `.git` and `node_modules`):
-    a bound on what its walk finds, made without reading ignore files or config."""
+def has_markdown(root: Path, count: int, max_depth: int = DEFAULT_MAX_DEPTH) -> bool:
+    """Whether `root` holds at least `count` markdown files within `max_depth` folders, outside
+    those discovery never walks (`.git`, `node_modules`, environments): a bound on what its walk
+    finds, made without reading ignore files, and stopping as soon as it is reached."""
     found = 0
-    folders = [os.fspath(root)]
+    folders = [(os.fspath(root), 0)]
     while folders:
+        folder, depth = folders.pop()
         try:
-            with os.scandir(folders.pop()) as entries:
+            with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.name.endswith(".md"):
                         found += 1
                         if found >= count:
                             return True
-                    elif entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
-                        folders.append(entry.path)
+                    elif (
+                        depth < max_depth
+                        and entry.name not in SKIPPED
+                        and entry.is_dir(follow_symlinks=False)
+                    ):
+                        folders.append((entry.path, depth + 1))
         except OSError:
             continue
     return False
 
 
-SKIPPED = frozenset({".git", "node_modules"})
+SKIPPED = frozenset({*IGNORED_DIRS, "__pycache__", ".venv", "venv", "site-packages", CACHE_DIR_NAME})
 
 
 @dataclass

@@ -152,3 +152,4 @@ def test_markdown_files_are_counted_up_to_the_bound(tmp_path: Path) -> None:
         (root / ".git" / "x" / f"{number}.md").write_text("not counted\n", encoding="utf-8")
     assert cold_build.has_markdown(root, SKILLS)
     assert not cold_build.has_markdown(root, SKILLS + 1)
+    assert not cold_build.has_markdown(root, 1, max_depth=1)  # .claude/skills/skill-NN/SKILL.md
