@@ -5,9 +5,10 @@ The server loads a folder in a worker thread, and a process with threads must no
 where the CLI's reads and bm25f build fork onto the idle ones. So when a folder has no saved
 document store and its walk finds at least CHILD_FROM files, a fresh process with one thread
 (`python -m skills_lsp.server.cold_build`) makes the folder's index and scorers and saves them in
-its cache, as a warm load will find them, and reports how far it got as lines on its stdout;
-the server then loads the folder warm. The cold load's memory peak is the child's, not the
-server's.
+its cache, as a warm load will find them, and reports how far it got as lines on its stdout.
+The server loads the folder's documents as soon as the child has saved them, while the child
+builds the scorer, then loads the scorer's saved state. The cold load's memory peak is the
+child's, not the server's.
 
 Anything amiss with the child (it cannot start, fails, is killed, ends without saying it is done)
 is logged and the server loads the folder itself, as it did before. A damaged store the child
@@ -54,21 +55,45 @@ def child_from() -> int:
     return int(value) if value.strip().isdigit() else CHILD_FROM
 
 
-def build(root: Path, settings: dict[str, Any], progress: LoadProgress | None = None) -> int | None:
-    """Make `root`'s cold load in a child process when that is worth it (see the module doc).
-    Returns when the folder's walk made here started (time.time_ns(): load_folder's
-    `fresh_since`, so that the load does not walk again), or None when none was made (a folder
-    with a store, a small one, no second CPU)."""
+@dataclass
+class Build:
+    """A folder's cold load as `start` left it: `fresh_since` for the server's own load, and the
+    child at work, if one is."""
+
+    fresh_since: int | None = None
+    child: _Child | None = None
+
+    def wait_indexed(self) -> None:
+        """Until the child has saved the folder's documents, or ended."""
+        if self.child is not None:
+            self.child.indexed.wait()
+
+    def finish(self) -> None:
+        """Until the child has ended (its scorers saved, or it failed: then logged)."""
+        if self.child is not None:
+            self.child.finish()
+
+    def close(self) -> None:
+        """No child is left running (the server's load failed meanwhile)."""
+        if self.child is not None:
+            self.child.stop()
+
+
+def start(root: Path, settings: dict[str, Any], progress: LoadProgress | None = None) -> Build:
+    """Start `root`'s cold load in a child process when that is worth it (see the module doc); the
+    server's load then calls the Build's `wait_indexed`, `finish` and `close`. `fresh_since` is
+    when the folder's walk made here started (time.time_ns(): the load does not walk again), or
+    None when none was made (a folder with a store, a small one, no second CPU)."""
     if not sys.platform.startswith("linux") or forked.cpus() < 2:
-        return None
+        return Build()
     config, _ = folder_config(root, settings)
     cache = store_dir(folder_cache_dir(config, root), root)
     if has_documents(cache) or not has_markdown(root, child_from(), config.max_depth + 1):
-        return None  # warm, or nearly (the load reads only the files that changed); or small
+        return Build()  # warm, or nearly (the load reads only the files that changed); or small
     if cache.exists():
         log.info("no whole index of %s of this version in %s: indexing it again", root, cache)
     # The child imports what it needs (about 0.5 s) while this process walks the folder.
-    child = _start_child(root)
+    child = _Child.start(root)
     started = time.time_ns()
     try:
         ignore = config.ignore_filter(root)
@@ -77,12 +102,14 @@ def build(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
         if child is not None:
             child.stop()
         raise
-    if child is not None:
-        if len(files) >= child_from():
-            _follow(child, root, settings, started, progress)
-        else:  # fewer than the count of markdown files said: not worth it after all
-            child.stop()
-    return started
+    if child is None:
+        return Build(started)
+    if len(files) < child_from():  # fewer than the count of markdown files said: not worth it
+        child.stop()
+        return Build(started)
+    request = {"root": os.fspath(root), "settings": settings, "fresh_since": started}
+    child.follow(json.dumps(request).encode("utf-8"), progress)
+    return Build(started, child)
 
 
 def has_markdown(root: Path, count: int, max_depth: int = DEFAULT_MAX_DEPTH) -> bool:
@@ -114,13 +141,84 @@ def has_markdown(root: Path, count: int, max_depth: int = DEFAULT_MAX_DEPTH) -> 
 SKIPPED = frozenset({*IGNORED_DIRS, "__pycache__", ".venv", "venv", "site-packages", CACHE_DIR_NAME})
 
 
-@dataclass
 class _Child:
-    """A child process at work, and the unnamed file its stderr goes to (read if it fails: a
-    pipe nobody reads could fill and stop it)."""
+    """A child process at work: its stdout followed by a thread of its own (progress passed on,
+    `indexed` set once it has saved the documents or ended), its stderr in an unnamed file (read
+    if it fails: a pipe nobody reads could fill and stop it)."""
 
-    process: subprocess.Popen[bytes]
-    errors: IO[bytes]
+    def __init__(self, root: Path, process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
+        self.root = root
+        self.process = process
+        self.errors = errors
+        self.indexed = threading.Event()
+        self.done = False
+        self.reader: threading.Thread | None = None
+
+    @classmethod
+    def start(cls, root: Path) -> _Child | None:
+        errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the child (stop)
+        try:
+            process = subprocess.Popen(COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        except OSError as exc:
+            errors.close()
+            log.warning("cannot start a process to index %s (%s); indexing it in the server", root, exc)
+            return None
+        with _running_lock:
+            _running.add(process)
+        return cls(root, process, errors)
+
+    def follow(self, request: bytes, progress: LoadProgress | None) -> None:
+        """Send the child its work; a thread passes its progress on until it ends."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(request)
+            self.process.stdin.close()
+        except OSError:  # it ended already: its status says how
+            pass
+        self.reader = threading.Thread(
+            target=self._relay, args=(progress,), name="cold-build-relay", daemon=True
+        )
+        self.reader.start()
+
+    def _relay(self, progress: LoadProgress | None) -> None:
+        assert self.process.stdout is not None
+        try:
+            for line in self.process.stdout:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(message, dict):
+                    self.done = self.done or message.get("done") is True
+                    if message.get("indexed") is True:
+                        self.indexed.set()
+                elif isinstance(message, list) and len(message) == 2 and progress is not None:
+                    percentage, what = message
+                    if isinstance(percentage, int) and isinstance(what, str):
+                        progress(percentage, what)
+        except (OSError, ValueError):  # its stdout closed under us (stop)
+            pass
+        finally:
+            self.indexed.set()
+
+    def finish(self) -> None:
+        """Wait for the child's end; say how it ended."""
+        if self.reader is not None:
+            self.reader.join()
+        status = self.process.wait()
+        said = self._said()
+        self.stop()
+        if status == 0 and self.done:
+            log.info("%s was indexed in a child process", self.root)
+            return
+        if status < 0:
+            how = f"was stopped by signal {-status}"
+        elif status > 0:
+            how = f"failed (exit status {status})"
+        else:
+            how = "ended without saying it was done"
+        detail = f":\n{said}" if said else ""
+        log.warning("the process indexing %s %s; indexing it in the server%s", self.root, how, detail)
 
     def stop(self) -> None:
         """Stop it if it still runs, and wait for it (no child is left running)."""
@@ -129,77 +227,19 @@ class _Child:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
+        if self.reader is not None:
+            self.reader.join()
         for stream in (self.process.stdin, self.process.stdout, self.errors):
-            if stream is not None:
+            if stream is not None and not stream.closed:
                 stream.close()
 
-    def said(self) -> str:
+    def _said(self) -> str:
         """The end of what it wrote to its stderr."""
-        self.errors.seek(0)
-        return self.errors.read().decode("utf-8", "replace")[-STDERR_TAIL:].strip()
-
-
-def _start_child(root: Path) -> _Child | None:
-    errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the child (_Child.stop)
-    try:
-        process = subprocess.Popen(COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
-    except OSError as exc:
-        errors.close()
-        log.warning("cannot start a process to index %s (%s); indexing it in the server", root, exc)
-        return None
-    with _running_lock:
-        _running.add(process)
-    return _Child(process, errors)
-
-
-def _follow(
-    child: _Child, root: Path, settings: dict[str, Any], fresh_since: int, progress: LoadProgress | None
-) -> bool:
-    """Send the child its work, pass its progress on until it ends; whether it saved the load."""
-    request = json.dumps({"root": os.fspath(root), "settings": settings, "fresh_since": fresh_since})
-    try:
-        done = _relay(child.process, request.encode("utf-8"), progress)
-        status = child.process.wait()
-        said = child.said()
-    finally:
-        child.stop()  # after an error here too
-    if status == 0 and done:
-        log.info("%s was indexed in a child process", root)
-        return True
-    if status < 0:
-        how = f"was stopped by signal {-status}"
-    elif status > 0:
-        how = f"failed (exit status {status})"
-    else:
-        how = "ended without saying it was done"
-    log.warning(
-        "the process indexing %s %s; indexing it in the server%s", root, how, f":\n{said}" if said else ""
-    )
-    return False
-
-
-def _relay(process: subprocess.Popen[bytes], request: bytes, progress: LoadProgress | None) -> bool:
-    """Send `request` to the child, then pass on its progress lines until it closes its stdout;
-    whether it said it was done."""
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(request)
-        process.stdin.close()
-    except OSError:  # it ended already: its status says how
-        pass
-    done = False
-    for line in process.stdout:
         try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(message, dict) and message.get("done") is True:
-            done = True
-        elif isinstance(message, list) and len(message) == 2 and progress is not None:
-            percentage, what = message
-            if isinstance(percentage, int) and isinstance(what, str):
-                progress(percentage, what)
-    return done
+            self.errors.seek(0)
+            return self.errors.read().decode("utf-8", "replace")[-STDERR_TAIL:].strip()
+        except (OSError, ValueError):
+            return ""
 
 
 def stop_all() -> None:
@@ -226,7 +266,12 @@ def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
 
     settings = dict(request.get("settings") or {})
     since = fresh_since if isinstance(fresh_since, int) else None
-    index = folder_index(root, settings, progress, since)[3]
+
+    def indexed() -> None:  # the documents are saved: the server may load them meanwhile
+        out.write(json.dumps({"indexed": True}) + "\n")
+        out.flush()
+
+    index = folder_index(root, settings, progress, since, indexed)[3]
     out.write(json.dumps({"done": True, "skills": len(index)}) + "\n")
     out.flush()
     return 0

@@ -352,10 +352,12 @@ def folder_index(
     settings: dict[str, Any],
     progress: LoadProgress | None = None,
     fresh_since: int | None = None,
+    indexed: Callable[[], None] | None = None,
 ) -> tuple[Config, list[Finding], IgnoreFilter, SkillIndex]:
     """A folder's config, its problems, ignore filter and index, the index's scorers built (and
     saved in the folder's cache): what `load_folder` reads first, and all that a cold build in a
-    child process makes (cold_build.py). `fresh_since`: store.cached_workspace_files."""
+    child process makes (cold_build.py). `fresh_since`: store.cached_workspace_files. `indexed`
+    is called once the index is loaded (its documents saved), before its scorers are built."""
 
     def files_read(done: int, total: int) -> None:
         if progress is not None:
@@ -364,6 +366,8 @@ def folder_index(
     config, problems = folder_config(root, settings)
     ignore = config.ignore_filter(root)
     index = load_folder_index(config, root, ignore, files_read, fresh_since)
+    if indexed is not None:
+        indexed()
     if progress is not None:
         progress(READ_UP_TO, f"{root.name}: {len(index)} skills read, preparing the scorer")
     warm_up(index, config, root)
@@ -375,11 +379,13 @@ def load_folder(
     settings: dict[str, Any],
     progress: LoadProgress | None = None,
     fresh_since: int | None = None,
+    indexed: Callable[[], None] | None = None,
 ) -> Folder:
     """Read a workspace folder: config, index (its scorers built now, off the event loop: the
     first lens or hover must not stall the editor), tool manifest and test queries. `progress`
-    hears how far the load got, from the thread that loads. `fresh_since`: see folder_index."""
-    config, problems, ignore, index = folder_index(root, settings, progress, fresh_since)
+    hears how far the load got, from the thread that loads. `fresh_since`, `indexed`: see
+    folder_index."""
+    config, problems, ignore, index = folder_index(root, settings, progress, fresh_since, indexed)
     problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file

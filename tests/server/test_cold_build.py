@@ -80,6 +80,12 @@ def test_a_folder_indexed_in_a_child_process_is_the_folder_loaded_here(
     [
         ("import sys; sys.stderr.write('cannot index: out of disk'); sys.exit(3)", "failed (exit status 3)"),
         ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "was stopped by signal 9"),
+        # Killed while the server loads the documents it said were saved (they were not: read here).
+        (
+            "import os, signal, sys; sys.stdin.read(); print('{\"indexed\": true}', flush=True); "
+            "os.kill(os.getpid(), signal.SIGKILL)",
+            "was stopped by signal 9",
+        ),
         ("import sys; sys.stdin.read(); print('[5, \"half\"]')", "ended without saying it was done"),
     ],
 )
