@@ -159,3 +159,19 @@ def test_markdown_files_are_counted_up_to_the_bound(tmp_path: Path) -> None:
     assert cold_build.has_markdown(root, SKILLS)
     assert not cold_build.has_markdown(root, SKILLS + 1)
     assert not cold_build.has_markdown(root, 1, max_depth=1)  # .claude/skills/skill-NN/SKILL.md
+
+
+def test_a_child_still_running_when_the_server_stops_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    monkeypatch.setattr(cold_build, "COMMAND", [sys.executable, "-c", "import time; time.sleep(600)"])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, "1")
+    build = cold_build.start(root, {}, None)
+    assert build.child is not None and build.child.process.poll() is None
+    cold_build.stop_all()  # what the server does as it shuts down (base.start_io)
+    build.wait_indexed()  # its output ended with it
+    assert build.child.process.wait(timeout=10) < 0
+    build.close()
+    assert not cold_build._running
