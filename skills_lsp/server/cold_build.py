@@ -12,7 +12,9 @@ child's, not the server's.
 
 Anything amiss with the child (it cannot start, fails, is killed, ends without saying it is done)
 is logged and the server loads the folder itself, as it did before. A damaged store the child
-left is read as any damaged store is (checked, never trusted: its files are read again).
+left is read as any damaged store is (checked, never trusted: its files are read again). A child
+that never ends (a read of a hung network file) is waited for, as the same load in the server
+would be.
 """
 
 from __future__ import annotations
@@ -195,11 +197,20 @@ class _Child:
                 elif isinstance(message, list) and len(message) == 2 and progress is not None:
                     percentage, what = message
                     if isinstance(percentage, int) and isinstance(what, str):
-                        progress(percentage, what)
+                        self._report(progress, percentage, what)
         except (OSError, ValueError):  # its stdout closed under us (stop)
             pass
         finally:
             self.indexed.set()
+
+    @staticmethod
+    def _report(progress: LoadProgress, percentage: int, what: str) -> None:
+        """Pass a report on; one that cannot go out (the server is stopping) stops no reading:
+        a child whose stdout is not read would wait on it."""
+        try:
+            progress(percentage, what)
+        except Exception:
+            log.debug("a progress report of the indexing process was lost", exc_info=True)
 
     def finish(self) -> None:
         """Wait for the child's end; say how it ended."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,19 @@ def test_a_child_still_running_when_the_server_stops_is_stopped(
     assert build.child.process.wait(timeout=10) < 0
     build.close()
     assert not cold_build._running
+
+
+def test_a_progress_report_that_cannot_go_out_stops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, "1")
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+
+    def closed(percentage: int, what: str) -> None:
+        if threading.current_thread().name == "cold-build-relay":  # the child's reports
+            raise RuntimeError("Event loop is closed")  # what call_soon_threadsafe says at shutdown
+
+    folder = state().load_folder(root, closed)
+    assert "indexed in a child process" in caplog.text and len(folder.index) == SKILLS
