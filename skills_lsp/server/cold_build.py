@@ -106,7 +106,9 @@ def start(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
         raise
     if child is None:
         return Build(started)
-    if len(files) < child_from():  # fewer than the count of markdown files said: not worth it
+    # Fewer files than the markdown count said; or a cache folder that cannot be written (the
+    # walk's listing made it, where it could), where the child could save nothing to load.
+    if len(files) < child_from() or not (cache.is_dir() and os.access(cache, os.W_OK)):
         child.stop()
         return Build(started)
     request = {"root": os.fspath(root), "settings": settings, "fresh_since": started}

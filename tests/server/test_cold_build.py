@@ -152,6 +152,17 @@ def test_a_small_folder_or_a_warm_one_is_loaded_here(
     assert "child process" not in caplog.text
 
 
+def test_no_child_where_the_cache_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n", encoding="utf-8")
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    folder = load(root, blocked / "cache", monkeypatch, child_from=1)  # no folder can be made there
+    assert "child process" not in caplog.text and len(folder.index) == SKILLS
+
+
 def test_markdown_files_are_counted_up_to_the_bound(tmp_path: Path) -> None:
     root = write_workspace(tmp_path / "ws")
     (root / ".git" / "x").mkdir(parents=True)
