@@ -26,6 +26,7 @@ from pygls.uris import to_fs_path
 from skills_lsp._version import __version__
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document, parse_text, split_lines
+from skills_lsp.server import cold_build
 from skills_lsp.server.folder import FileRole, Folder
 from skills_lsp.server.positions import Codec
 from skills_lsp.server.protocol import SkillsProtocol
@@ -112,6 +113,7 @@ class SkillsLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            cold_build.stop_all()  # a folder's index build in a child must not outlive the server
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def loading(self, path: Path) -> bool:

@@ -99,8 +99,10 @@ class Folder:
     _scoring: str | None = None  # the scorer `_partial` was made with (chosen, or the fallback)
     # What discovery left out (.gitignore, .ignore, exclude): kept out of the index on changes too.
     ignore: IgnoreFilter | None = None
-    # The skills' trigger evals (`<skill>/evals/eval_queries.json`), by normalised path.
+    # The skills' trigger evals (`<skill>/evals/eval_queries.json`), by normalised path: read
+    # when first asked for (eval_cases_of), or given by their buffer.
     eval_cases: dict[str, list[QueryCase]] = field(default_factory=dict)
+    _evals_sought: set[str] = field(default_factory=set)  # paths eval_cases_of looked for on disk
     _eval_results: dict[str, list[QueryResult]] = field(default_factory=dict)
     # Changes of the index, in all and per path: the other skills of a buffer are unchanged while
     # the two counts move together, and their listing (SK703) need not be summed up again.
@@ -244,7 +246,29 @@ class Folder:
         """The cases of a test-query file: the configured one or a skill's trigger evals."""
         if same_file(path, self.query_path):
             return self.cases
-        return self.eval_cases.get(os.path.normpath(path), [])
+        return self.eval_cases_of(os.path.normpath(path))
+
+    def eval_cases_of(self, key: str) -> list[QueryCase]:
+        """The cases of the trigger evals at `key` (a normalised path), when it is a skill's
+        `evals/eval_queries.json`: read from disk the first time they are asked for, not looked
+        for at load (a `stat` per skill: about 0.1 s of a warm start at 16,000 skills)."""
+        cases = self.eval_cases.get(key)
+        if cases is None and key not in self._evals_sought:
+            self._evals_sought.add(key)
+            folder = os.path.dirname(key)
+            skill_dir = os.path.dirname(folder)
+            if (
+                os.path.basename(key) == EVAL_QUERIES_FILE
+                and os.path.basename(folder) == "evals"
+                and os.path.isfile(key)
+                and any(
+                    doc.kind is FileKind.AGENT_SKILL
+                    and os.path.dirname(os.path.normpath(doc.path)) == skill_dir
+                    for doc in self.index
+                )
+            ):
+                cases = self.eval_cases[key] = load_query_file(Path(key))[0]
+        return cases or []
 
     def results_for(self, path: Path) -> list[QueryResult]:
         """The results of a test-query file's cases, computed once per change of the folder."""
@@ -253,7 +277,7 @@ class Folder:
         key = os.path.normpath(path)
         if key not in self._eval_results:
             scorer = self.scorer  # the configured one, or the fallback when its extra is missing
-            self._eval_results[key] = run_cases(self.index, self.eval_cases.get(key, []), scorer=scorer)
+            self._eval_results[key] = run_cases(self.index, self.eval_cases_of(key), scorer=scorer)
         return self._eval_results[key]
 
     def changed(self) -> None:
@@ -307,15 +331,8 @@ LoadProgress = Callable[[int, str], None]
 READ_UP_TO = 60  # the percentage reached once every file is read; building scorers takes the rest
 
 
-def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | None = None) -> Folder:
-    """Read a workspace folder: config, index (its scorers built now, off the event loop: the
-    first lens or hover must not stall the editor), tool manifest and test queries. `progress`
-    hears how far the load got, from the thread that loads."""
-
-    def files_read(done: int, total: int) -> None:
-        if progress is not None:
-            progress(READ_UP_TO * done // max(total, 1), f"{root.name}: {done}/{total} files")
-
+def folder_config(root: Path, settings: dict[str, Any]) -> tuple[Config, list[Finding]]:
+    """A folder's config (its config file's, the client's settings on top) and its problems."""
     source = find_config(root)
     if source is not None and root.resolve() not in (
         source.parent.resolve(),
@@ -327,11 +344,48 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
         config = replace(config, root=root)
     config = with_settings(config, settings)
     config = replace(config, budget_variables=budget_variables(os.environ))  # core reads no environment
+    return config, problems
+
+
+def folder_index(
+    root: Path,
+    settings: dict[str, Any],
+    progress: LoadProgress | None = None,
+    fresh_since: int | None = None,
+    indexed: Callable[[], None] | None = None,
+) -> tuple[Config, list[Finding], IgnoreFilter, SkillIndex]:
+    """A folder's config, its problems, ignore filter and index, the index's scorers built (and
+    saved in the folder's cache): what `load_folder` reads first, and all that a cold build in a
+    child process makes (cold_build.py). `fresh_since`: store.cached_workspace_files. `indexed`
+    is called once the index is loaded (its documents saved), before its scorers are built."""
+
+    def files_read(done: int, total: int) -> None:
+        if progress is not None:
+            progress(READ_UP_TO * done // max(total, 1), f"{root.name}: {done}/{total} files")
+
+    config, problems = folder_config(root, settings)
     ignore = config.ignore_filter(root)
-    index = load_folder_index(config, root, ignore, files_read)
+    index = load_folder_index(config, root, ignore, files_read, fresh_since)
+    if indexed is not None:
+        indexed()
     if progress is not None:
         progress(READ_UP_TO, f"{root.name}: {len(index)} skills read, preparing the scorer")
     warm_up(index, config, root)
+    return config, problems, ignore, index
+
+
+def load_folder(
+    root: Path,
+    settings: dict[str, Any],
+    progress: LoadProgress | None = None,
+    fresh_since: int | None = None,
+    indexed: Callable[[], None] | None = None,
+) -> Folder:
+    """Read a workspace folder: config, index (its scorers built now, off the event loop: the
+    first lens or hover must not stall the editor), tool manifest and test queries. `progress`
+    hears how far the load got, from the thread that loads. `fresh_since`, `indexed`: see
+    folder_index."""
+    config, problems, ignore, index = folder_index(root, settings, progress, fresh_since, indexed)
     problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
@@ -354,13 +408,12 @@ def load_folder(root: Path, settings: dict[str, Any], progress: LoadProgress | N
     )
     if query_text is not None:
         folder.query_parses[os.path.normpath(query_path)] = (query_text, cases, query_problems)
-    # Paths as text, not `Path`s: one `stat` per skill is the cost, over 15,000 skills at start-up.
-    for document in index:
-        if document.kind is FileKind.AGENT_SKILL:
-            evals = os.path.join(os.path.dirname(document.path), "evals", EVAL_QUERIES_FILE)
-            if os.path.isfile(evals):
-                folder.eval_cases[os.path.normpath(evals)] = load_query_file(Path(evals))[0]
     return folder
+
+
+def _skill_in(doc: SkillDocument, folder: str) -> bool:
+    """Whether `doc` is an agentskills SKILL.md in `folder` (a normalised path)."""
+    return doc.kind is FileKind.AGENT_SKILL and os.path.dirname(os.path.normpath(doc.path)) == folder
 
 
 def _read_text(path: Path) -> str | None:

@@ -13,6 +13,7 @@ from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import rule_named
 from skills_lsp.core.rules.validate import code_matches, resolve_profile
+from skills_lsp.server import cold_build
 from skills_lsp.server.folder import FileRole, Folder, LoadProgress, Outcome, load_folder
 from skills_lsp.server.roles import ROLES
 
@@ -31,10 +32,17 @@ class State:
         self.indexing: set[Path] = set()
 
     def load_folder(self, root: Path, progress: LoadProgress | None = None) -> Folder:
-        # The folder stays until it is loaded again or dropped.
-        with long_lived(replacing=str(root) in self.folders):
-            folder = load_folder(root, self.settings, progress)
-            self.folders[str(root)] = folder
+        # A large folder without a saved index is indexed by a child process (both cores): its
+        # documents are loaded here once the child has saved them, its scorers once it has ended.
+        build = cold_build.start(root, self.settings, progress)
+        try:
+            build.wait_indexed()
+            # The folder stays until it is loaded again or dropped.
+            with long_lived(replacing=str(root) in self.folders):
+                folder = load_folder(root, self.settings, progress, build.fresh_since, build.finish)
+                self.folders[str(root)] = folder
+        finally:
+            build.close()
         # What the load freed (bodies decoded for the vector keys, the vector file, the store's
         # pickles) goes back to the system: 42 MiB of a server's 417 at 20,000 skills.
         trim_heap()

@@ -10,6 +10,7 @@ with a cache folder of its own (XDG_CACHE_HOME), so the load reads every file.""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from lsp_helpers import index_ends, wait_for
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from skills_lsp.core.files.cache import CACHE_DIR_NAME
+from skills_lsp.server.cold_build import CHILD_FROM_VARIABLE
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -43,12 +47,15 @@ def write_workspace(root: Path) -> Path:
     return root
 
 
-async def start(workspace: Path, cache: Path) -> tuple[LanguageClient, list[types.PublishDiagnosticsParams]]:
-    """A server on `workspace` with `cache` as XDG_CACHE_HOME, initialized as VS Code does it, and
-    the diagnostics it will publish."""
+async def start(
+    workspace: Path, cache: Path, env: dict[str, str] | None = None, log: Path | None = None
+) -> tuple[LanguageClient, list[types.PublishDiagnosticsParams]]:
+    """A server on `workspace` with `cache` as XDG_CACHE_HOME (and `env`, logging to `log` at
+    INFO), initialized as VS Code does it, and the diagnostics it will publish."""
+    logging = ["--log-level", "INFO", "--log-file", str(log)] if log is not None else []
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "skills_lsp", "serve", "--stdio"],
-        server_env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+        server_command=[sys.executable, "-m", "skills_lsp", "serve", "--stdio", *logging],
+        server_env={**os.environ, "XDG_CACHE_HOME": str(cache), **(env or {})},
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
@@ -137,11 +144,13 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
         await client.stop()
 
 
-async def first_answers(workspace: Path, cache: Path) -> dict[str, object]:
+async def first_answers(
+    workspace: Path, cache: Path, env: dict[str, str] | None = None, log: Path | None = None
+) -> dict[str, object]:
     """A start-up as an editor makes it: a skill and the test-query file opened at once; the
     first diagnostics published for each, the query file's lenses resolved and a hover on its
     first case, once the folder is loaded."""
-    client, published = await start(workspace, cache)
+    client, published = await start(workspace, cache, env, log)
     refreshes: list[None] = []
     client.protocol.fm.features[types.WORKSPACE_CODE_LENS_REFRESH] = refreshes.append
     skill = workspace / "team@work" / ".claude" / "skills" / "skill-007" / "SKILL.md"
@@ -182,14 +191,19 @@ async def first_answers(workspace: Path, cache: Path) -> dict[str, object]:
         await client.stop()
 
 
-async def test_a_warm_start_answers_as_a_cold_one(tmp_path: Path) -> None:
-    workspace = write_workspace(tmp_path / "ws")
+def write_queries(workspace: Path) -> list[str]:
     cases = [
         f"  - query: Handles task number {n} of the quarterly report pipeline\n    expect: skill-{n:03d}\n"
         for n in range(0, SKILLS, 40)
     ]
     cases.append("  - query: nothing here matches zzz\n    expect: none\n")
     (workspace / "skill-queries.yaml").write_text("cases:\n" + "".join(cases), encoding="utf-8")
+    return cases
+
+
+async def test_a_warm_start_answers_as_a_cold_one(tmp_path: Path) -> None:
+    workspace = write_workspace(tmp_path / "ws")
+    cases = write_queries(workspace)
     cache = tmp_path / "cache"
     cold = await first_answers(workspace, cache)
     saved = sorted(tmp_path.rglob("index-bm25f.bin"))  # in the config's folder
@@ -200,3 +214,17 @@ async def test_a_warm_start_answers_as_a_cold_one(tmp_path: Path) -> None:
     assert warm == cold
     lens_titles = [title for _, title in cold["lenses"]]  # type: ignore[attr-defined]
     assert len(lens_titles) == len(cases) and all(title and "bm25f" in title for title in lens_titles)
+
+
+async def test_a_cold_start_indexed_in_a_child_process_answers_as_one_indexed_in_the_server(
+    tmp_path: Path,
+) -> None:
+    workspace = write_workspace(tmp_path / "ws")
+    write_queries(workspace)
+    here = await first_answers(workspace, tmp_path / "cache")
+    shutil.rmtree(workspace / CACHE_DIR_NAME)  # beside the config file: the next start is cold
+    log = tmp_path / "server.log"
+    # Any folder is indexed in a child process (server/cold_build.py), not only a large one.
+    child = await first_answers(workspace, tmp_path / "cache", {CHILD_FROM_VARIABLE: "1"}, log)
+    assert "indexed in a child process" in log.read_text(encoding="utf-8")
+    assert child == here

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import mmap
 import os
 import pickle
@@ -72,6 +73,17 @@ def _header(handle: io.BufferedReader, key: bytes) -> tuple[int, bytes] | None:
         return None
     length, digest = _HEADER.unpack(head[len(prefix) :])
     return length, digest
+
+
+def written_with(path: Path, key: bytes) -> bool:
+    """Whether `path` is a whole frame written with `key`: its head and length (its payload is
+    not checked: read_frame does that)."""
+    try:
+        with open(path, "rb") as handle:
+            header = _header(handle, key)
+            return header is not None and os.fstat(handle.fileno()).st_size - handle.tell() == header[0]
+    except OSError:
+        return False
 
 
 def read_frame(path: Path, key: bytes, whole: bool = False) -> Any | None:
@@ -298,15 +310,18 @@ def needed_probes(paths: Iterable[str], listed: Iterable[str]) -> list[tuple[str
     ]
 
 
-def listing_holds(payload: Any, key: str) -> bool:
+def listing_holds(payload: Any, key: str, fresh_since: int | None = None) -> bool:
     """Whether a saved listing still describes the tree: every directory the walk listed has the
     mtime it had before it was listed, and every ignore file and `.git` the filter looked for is
     as it was. Stamps within `RACY_NS` of the walk are not trusted (a change in the same clock
-    tick would keep them)."""
+    tick would keep them), unless the walk started at or after `fresh_since` (time.time_ns()):
+    then it is as fresh as a walk the caller would make now, which could miss such a change too."""
     try:
         if not isinstance(payload, dict) or payload.get("key") != key:
             return False
-        trusted_before = payload["started"] - RACY_NS
+        started = payload["started"]
+        fresh = fresh_since is not None and isinstance(started, int) and started >= fresh_since
+        trusted_before = math.inf if fresh else started - RACY_NS
         stat = os.stat
         for path, mtime in payload["dirs"].items():
             if mtime >= trusted_before:
@@ -322,7 +337,7 @@ def listing_holds(payload: Any, key: str) -> bool:
         return False
 
 
-def probes_hold(probes: Iterable[tuple[str, Any]], trusted_before: int) -> bool:
+def probes_hold(probes: Iterable[tuple[str, Any]], trusted_before: float) -> bool:
     """Whether every ignore file and `.git` a saved listing's filter looked for (its `probes`)
     is as it was, and no stamp of one is as recent as `trusted_before`."""
     for path, seen in probes:

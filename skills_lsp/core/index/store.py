@@ -39,6 +39,7 @@ from skills_lsp.core.files.frames import (
     needed_probes,
     outside,
     read_head,
+    written_with,
 )
 from skills_lsp.core.files.frames import read_frame as read_frame
 from skills_lsp.core.files.frames import write_frame as write_frame
@@ -379,6 +380,12 @@ class DocumentStore:
         return docs
 
 
+def has_documents(cache_dir: Path) -> bool:
+    """Whether a whole document store of this version was saved in `cache_dir` (a `store_dir`):
+    a load there reuses documents (its frame's head and length are checked, not its payload)."""
+    return written_with(cache_dir / DOCUMENTS_FILE, schema_key("documents"))
+
+
 def _listing_key(
     root: str | os.PathLike[str], roots: Sequence[str], max_depth: int, ignore: IgnoreFilter | None
 ) -> str:
@@ -394,16 +401,19 @@ def cached_workspace_files(
     max_depth: int = DEFAULT_MAX_DEPTH,
     ignore: IgnoreFilter | None = None,
     cache_dir: Path | None = None,
+    fresh_since: int | None = None,
 ) -> dict[str, FileKind]:
     """`workspace_files`, without walking the tree when the listing saved in `cache_dir` (a
     `store_dir`) still holds: a warm call makes one `stat` per directory and per ignore file,
     none per file (the document store stats the files it reads). A file edited in place does
     not change its directory's mtime, and needs not: the listing is only which files exist.
+    `fresh_since`: a listing whose walk started then or later holds even if recent changes
+    (frames.listing_holds; the walk another process just made for this load).
 
     Not seen without a walk: a directory reached through a symlink whose target was dangling when
     it was listed and has appeared since (no directory the walk listed changed); the cache folder
     itself (written by every run, so never a reason to walk again)."""
-    return _listing(root, roots, max_depth, ignore, cache_dir)[0]
+    return _listing(root, roots, max_depth, ignore, cache_dir, fresh_since)[0]
 
 
 def _listing(
@@ -412,13 +422,14 @@ def _listing(
     max_depth: int,
     ignore: IgnoreFilter | None,
     cache_dir: Path | None,
+    fresh_since: int | None = None,
 ) -> tuple[dict[str, FileKind], dict[str, Any] | None]:
     """`cached_workspace_files` and the listing saved for it (None: none could be saved)."""
     file = cache_dir / LISTING_FILE if cache_dir is not None else None
     key = _listing_key(root, roots, max_depth, ignore)
     if file is not None:
         saved = read_frame(file, schema_key("listing"))
-        if saved is not None and listing_holds(saved, key):
+        if saved is not None and listing_holds(saved, key, fresh_since):
             try:
                 return dict(zip(saved["paths"], map(FileKind, saved["kinds"]), strict=True)), saved
             except (KeyError, TypeError, ValueError):
@@ -451,6 +462,7 @@ def load_cached_workspace_index(
     progress: Callable[[int, int], None] | None = None,
     keep_stamps: bool = False,
     jobs: int | None = None,
+    fresh_since: int | None = None,
 ) -> SkillIndex:
     """`load_workspace_index` through the document store in `cache_dir` (None: no store): the
     same index, reading only the files that changed since the last call, and saving the store
@@ -459,14 +471,15 @@ def load_cached_workspace_index(
     about skill_index.PROGRESS_STEPS times (a language server reports it while a large folder loads).
     `keep_stamps`: the index keeps what its documents rest on (`Stamps`, for a warm `select`'s
     saved state; a server does not hold the listing for nothing). `jobs`: processes that read the
-    files that changed (skill_index.read_each; default: the idle CPUs)."""
+    files that changed (skill_index.read_each; default: the idle CPUs). `fresh_since`: see
+    `cached_workspace_files`."""
     if cache_dir is not None:
         cache_dir = store_dir(cache_dir, root)
     store = DocumentStore(cache_dir)
     records: dict[str, Record] = {}
     docs: list[SkillDocument] = []
     path_of: dict[int, str] = {}  # id(document) -> its record's path
-    files, listing = _listing(root, roots, max_depth, ignore, cache_dir)
+    files, listing = _listing(root, roots, max_depth, ignore, cache_dir, fresh_since)
     if progress is not None:
         progress(0, len(files))
     for path, (doc, record) in store.documents(files, jobs, progress).items():

@@ -62,11 +62,19 @@ def load_folder_index(
     root: Path,
     ignore: IgnoreFilter | None = None,
     progress: Callable[[int, int], None] | None = None,
+    fresh_since: int | None = None,
 ) -> SkillIndex:
     """A folder's workspace index through the persistent store the CLI also uses, without what
-    `ignore` leaves out (`progress(done, total)`: files read so far)."""
+    `ignore` leaves out (`progress(done, total)`: files read so far; `fresh_since`: see
+    store.cached_workspace_files)."""
     return load_cached_workspace_index(
-        root, config.roots_for(root), config.max_depth, folder_cache_dir(config, root), ignore, progress
+        root,
+        config.roots_for(root),
+        config.max_depth,
+        folder_cache_dir(config, root),
+        ignore,
+        progress,
+        fresh_since=fresh_since,
     )
 
 

@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import pickle
 import struct
+import time
 from pathlib import Path
 
 import numpy as np
@@ -433,6 +434,28 @@ def test_listing_is_reused_until_a_directory_changes(tmp_path: Path, monkeypatch
     warm = load(root, cache)
     assert warm.find_by_path(new) is not None and len(count) == 3
     assert warm == load_workspace_index(root)
+
+
+def test_a_recent_listing_is_reused_by_the_loads_it_was_made_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fresh_since`: a walk made since then (the server's, for the child process that indexes
+    the folder and for its own load after it) is not made again, though the tree changed within
+    RACY_NS of it; a directory changed since it still counts, and an older walk is not trusted."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    count = walks(monkeypatch)
+    since = time.time_ns()
+    load_cached_workspace_index(root, cache_dir=cache, fresh_since=since)
+    again = load_cached_workspace_index(root, cache_dir=cache, fresh_since=since)
+    assert again == load_workspace_index(root) and len(count) == 1  # recent, but made since then
+    new = write_skill(root, "s9", skill("s9", "new weather helper"))
+    os.utime(new.parent.parent, ns=(10**18, 10**18))
+    warm = load_cached_workspace_index(root, cache_dir=cache, fresh_since=since)
+    assert warm.find_by_path(new) is not None and len(count) == 2 and warm == load_workspace_index(root)
+    later = time.time_ns()
+    assert load_cached_workspace_index(root, cache_dir=cache, fresh_since=later) == warm
+    assert len(count) == 3  # walked before `later`, and too recent to trust
 
 
 def test_ignore_file_edited_in_place_walks_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,205 @@
+"""A large folder's cold load made in a child process (server/cold_build.py): the same folder
+as the server's own load, and anything amiss with the child (it fails, is killed, ends without
+finishing, leaves a damaged index) logged, with the server loading the folder itself.
+
+Real parts: a real child process (`python -m skills_lsp.server.cold_build`, or a command that
+fails as a broken child would), real files, a cache folder of the test's own."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from skills_lsp.core.index.store import DOCUMENTS_FILE
+from skills_lsp.core.routing.queries import QueryCase
+from skills_lsp.server import cold_build
+from skills_lsp.server.folder import Folder
+from skills_lsp.server.state import State
+
+SKILLS = 40
+
+
+def write_workspace(root: Path) -> Path:
+    for number in range(SKILLS):
+        folder = root / ".claude" / "skills" / f"skill-{number:02d}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{number:02d}\ndescription: Files expense report number {number} for the "
+            f"finance team. Use when asked about report {number}.\n---\n\n# Skill {number}\n\nSteps.\n",
+            encoding="utf-8",
+        )
+    return root  # no config file: the index is kept in XDG_CACHE_HOME, which each test sets
+
+
+def answers(folder: Folder) -> object:
+    """What a start-up's first answers come from: the documents, and the routing of some queries."""
+    folder.cases = [
+        QueryCase(query=f"expense report number {n} for finance", expect=(f"skill-{n:02d}",))
+        for n in range(0, SKILLS, 7)
+    ]
+    folder.changed()
+    results = [([(m.skill.name, m.score) for m in r.matches], r.passed, r.reason) for r in folder.results()]
+    documents = [(d.name, str(d.path), d.description, d.body) for d in folder.index]
+    return documents, results
+
+
+def load(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, child_from: int) -> Folder:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, str(child_from))
+    return state().load_folder(root)
+
+
+def state() -> State:
+    made = State()
+    made.settings["scorer"] = "bm25f"  # as a client's settings give it
+    return made
+
+
+def test_a_folder_indexed_in_a_child_process_is_the_folder_loaded_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    here = answers(load(root, tmp_path / "cache-here", monkeypatch, child_from=10_000))
+    assert "indexed in a child process" not in caplog.text
+    reports: list[tuple[int, str]] = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-child"))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, "1")
+    folder = state().load_folder(root, lambda percentage, what: reports.append((percentage, what)))
+    assert "indexed in a child process" in caplog.text
+    assert answers(folder) == here
+    assert reports and any("files" in what for _, what in reports)  # the child's progress, passed on
+    assert sorted(tmp_path.glob("cache-child/**/index-bm25f.bin"))  # saved by the child
+
+
+@pytest.mark.parametrize(
+    ("program", "logged"),
+    [
+        ("import sys; sys.stderr.write('cannot index: out of disk'); sys.exit(3)", "failed (exit status 3)"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "was stopped by signal 9"),
+        # Killed while the server loads the documents it said were saved (they were not: read here).
+        (
+            "import os, signal, sys; sys.stdin.read(); print('{\"indexed\": true}', flush=True); "
+            "os.kill(os.getpid(), signal.SIGKILL)",
+            "was stopped by signal 9",
+        ),
+        ("import sys; sys.stdin.read(); print('[5, \"half\"]')", "ended without saying it was done"),
+    ],
+)
+def test_a_child_that_fails_leaves_the_load_to_the_server(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    program: str,
+    logged: str,
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    here = answers(load(root, tmp_path / "cache-here", monkeypatch, child_from=10_000))
+    monkeypatch.setattr(cold_build, "COMMAND", [sys.executable, "-c", program])
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    folder = load(root, tmp_path / "cache-child", monkeypatch, child_from=1)
+    assert logged in caplog.text and "indexing it in the server" in caplog.text
+    if "out of disk" in program:
+        assert "cannot index: out of disk" in caplog.text  # what the child said
+    assert answers(folder) == here
+    assert not cold_build._running
+
+
+def test_a_child_that_cannot_start_leaves_the_load_to_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    here = answers(load(root, tmp_path / "cache-here", monkeypatch, child_from=10_000))
+    monkeypatch.setattr(cold_build, "COMMAND", [str(tmp_path / "no-such-program")])
+    folder = load(root, tmp_path / "cache-child", monkeypatch, child_from=1)
+    assert "cannot start a process to index" in caplog.text
+    assert answers(folder) == here
+
+
+def test_a_damaged_index_is_made_again_in_a_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    here = answers(load(root, tmp_path / "cache", monkeypatch, child_from=10_000))
+    [documents] = sorted(tmp_path.glob(f"cache/**/{DOCUMENTS_FILE}"))
+    documents.write_bytes(documents.read_bytes()[:-100])  # cut short
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    folder = load(root, tmp_path / "cache", monkeypatch, child_from=1)
+    assert "no whole index" in caplog.text and "indexed in a child process" in caplog.text
+    assert answers(folder) == here
+    # Damaged inside (its checksum fails): taken as whole, the server's load reads the files again.
+    data = bytearray(documents.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    documents.write_bytes(bytes(data))
+    caplog.clear()
+    folder = load(root, tmp_path / "cache", monkeypatch, child_from=1)
+    assert "indexed in a child process" not in caplog.text
+    assert answers(folder) == here
+
+
+def test_a_small_folder_or_a_warm_one_is_loaded_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    load(root, tmp_path / "cache", monkeypatch, child_from=SKILLS + 1)  # fewer files than that
+    assert "child process" not in caplog.text
+    load(root, tmp_path / "cache", monkeypatch, child_from=1)  # warm: nothing to build
+    assert "child process" not in caplog.text
+
+
+def test_no_child_where_the_cache_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n", encoding="utf-8")
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    folder = load(root, blocked / "cache", monkeypatch, child_from=1)  # no folder can be made there
+    assert "child process" not in caplog.text and len(folder.index) == SKILLS
+
+
+def test_markdown_files_are_counted_up_to_the_bound(tmp_path: Path) -> None:
+    root = write_workspace(tmp_path / "ws")
+    (root / ".git" / "x").mkdir(parents=True)
+    for number in range(5):
+        (root / ".git" / "x" / f"{number}.md").write_text("not counted\n", encoding="utf-8")
+    assert cold_build.has_markdown(root, SKILLS)
+    assert not cold_build.has_markdown(root, SKILLS + 1)
+    assert not cold_build.has_markdown(root, 1, max_depth=1)  # .claude/skills/skill-NN/SKILL.md
+
+
+def test_a_child_still_running_when_the_server_stops_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    monkeypatch.setattr(cold_build, "COMMAND", [sys.executable, "-c", "import time; time.sleep(600)"])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, "1")
+    build = cold_build.start(root, {}, None)
+    assert build.child is not None and build.child.process.poll() is None
+    cold_build.stop_all()  # what the server does as it shuts down (base.start_io)
+    build.wait_indexed()  # its output ended with it
+    assert build.child.process.wait(timeout=10) < 0
+    build.close()
+    assert not cold_build._running
+
+
+def test_a_progress_report_that_cannot_go_out_stops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, "1")
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+
+    def closed(percentage: int, what: str) -> None:
+        if threading.current_thread().name == "cold-build-relay":  # the child's reports
+            raise RuntimeError("Event loop is closed")  # what call_soon_threadsafe says at shutdown
+
+    folder = state().load_folder(root, closed)
+    assert "indexed in a child process" in caplog.text and len(folder.index) == SKILLS
