@@ -23,6 +23,9 @@ lenses; an empty answer (the folder is not indexed yet) is asked again after the
 * ``children_cpu_s``: the CPU seconds of the server's child processes it has waited for by then (a
   cold load's indexing process, server/cold_build.py, and the processes that one forks);
 * ``peak RSS``: ``VmHWM`` of the server at the end of the run (target 400 MB with bm25f);
+* ``children_peak_rss_bytes``: the largest ``VmHWM`` of the server's child processes (a cold
+  load's indexing process), read every 20 ms while they run: at least their peak, within the last
+  20 ms of each child's life (its own forked readers share most of its pages, and are not counted);
 * the ``$/progress`` reports seen (how many carried a percentage).
 
 Cold runs use a fresh, empty ``XDG_CACHE_HOME`` each (the cache of a tree outside a git checkout
@@ -56,6 +59,24 @@ TARGET_COLD_S = 3.0
 TARGET_WARM_S = 1.0
 TARGET_RSS_BYTES = 400 * 1000 * 1000
 FIGURES = ("progress_end_s", "diagnostics_s", "lens_s", "ready_s", "server_cpu_s", "children_cpu_s")
+
+
+async def watch_children(pid: int | None, peaks: dict[int, int]) -> None:
+    """Until cancelled, every 20 ms: the VmHWM of each child process of `pid` (any of its
+    threads' children), the largest seen per child."""
+    if pid is None:
+        return
+    while True:
+        for children in Path(f"/proc/{pid}/task").glob("*/children"):
+            try:
+                found = children.read_text(encoding="ascii").split()
+            except OSError:
+                continue
+            for child in found:
+                peak = lsp_latency.proc_status(int(child)).get("VmHWM")
+                if peak is not None:
+                    peaks[int(child)] = max(peaks.get(int(child), 0), peak)
+        await asyncio.sleep(0.02)
 
 
 async def first_lenses(session: lsp_latency.Session, uri: str) -> float:
@@ -101,8 +122,16 @@ async def one_run(
         opened["diagnostics"] = session.published(skill.uri, 1)
         opened["lens"] = asyncio.ensure_future(first_lenses(session, query.uri))
 
+    peaks: dict[int, int] = {}
+    watcher: asyncio.Task[None] | None = None
+
+    def watch() -> None:
+        nonlocal watcher
+        watcher = asyncio.ensure_future(watch_children(session.pid, peaks))
+        open_documents()
+
     try:
-        indexing = await session.start(timeout, on_initialized=open_documents)
+        indexing = await session.start(timeout, on_initialized=watch)
         published = await session.bounded(opened["diagnostics"], "diagnostics of the opened skill")
         lens_at = await session.bounded(opened["lens"], "code lenses of the test queries", timeout)
         cpu = lsp_latency.proc_cpu_s(session.pid)
@@ -116,6 +145,7 @@ async def one_run(
             "server_cpu_s": cpu,  # the server's CPU seconds until then: steadier than wall time
             "children_cpu_s": children,
             "peak_rss_bytes": status.get("VmHWM"),
+            "children_peak_rss_bytes": max(peaks.values(), default=None),
             "progress_reports": len(reports),
             "progress_percentages": sum("percentage" in p for p in reports),
             "end_message": indexing["end_message"],
@@ -123,6 +153,8 @@ async def one_run(
         figures["ready_s"] = max(figures["diagnostics_s"], figures["lens_s"])
         return figures
     finally:
+        if watcher is not None:
+            watcher.cancel()
         await session.stop()
         await session.force_stop()
 
@@ -141,7 +173,7 @@ def children_cpu_s(pid: int | None) -> float | None:
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": len(runs)}
-    for key in (*FIGURES, "peak_rss_bytes"):
+    for key in (*FIGURES, "peak_rss_bytes", "children_peak_rss_bytes"):
         values = [r[key] for r in runs if r.get(key) is not None]
         if values:
             out[key] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
@@ -158,15 +190,19 @@ def print_text(report: dict[str, Any]) -> None:
         for key in FIGURES:
             s = result[key]
             print(f"  {key:<16} {s['median']:7.2f} s [{s['min']:.2f}-{s['max']:.2f}]")
-        rss = result.get("peak_rss_bytes")
-        if rss:
-            low, high = rss["min"] / 1e6, rss["max"] / 1e6
-            print(f"  {'peak RSS':<16} {rss['median'] / 1e6:7.0f} MB [{low:.0f}-{high:.0f}]")
+        peaks = []
+        for key, label in (("peak_rss_bytes", "peak RSS"), ("children_peak_rss_bytes", "children's RSS")):
+            rss = result.get(key)
+            if rss:
+                low, high = rss["min"] / 1e6, rss["max"] / 1e6
+                print(f"  {label:<16} {rss['median'] / 1e6:7.0f} MB [{low:.0f}-{high:.0f}]")
+                peaks.append(rss["median"])
         ready = result["ready_s"]["median"]
         verdict = "PASS" if ready <= target else "FAIL"
         print(f"  ready <= {target:g} s: {verdict}", end="")
-        if rss:
-            print(f"; peak RSS <= 400 MB: {'PASS' if rss['median'] <= TARGET_RSS_BYTES else 'FAIL'}")
+        if peaks:  # a child doing the server's cold load counts: the user's machine holds both
+            within = max(peaks) <= TARGET_RSS_BYTES
+            print(f"; peak RSS, server or child, <= 400 MB: {'PASS' if within else 'FAIL'}")
         else:
             print()
         print(f"  progress reports per run: {result['progress']}")
