@@ -416,19 +416,25 @@ def read_each(
     read: Callable[[Path], SkillDocument | None],
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    each: Callable[[SkillDocument], None] | None = None,
 ) -> list[SkillDocument | None]:
     """`read(path)` (a document of that path, or None) of every path, in the order of `paths`;
     with `jobs` > 1 (default: the idle CPUs) runs of the paths are read in forked processes
     (forked.py) while this one reads the first. The result is the same whatever the number of
-    jobs. `progress(done, total)` is called about PROGRESS_STEPS times, from this process's run."""
+    jobs. `progress(done, total)` is called about PROGRESS_STEPS times, from this process's run.
+    `each(document)` is called in this process as soon as a document is here (read here, or
+    unpacked from a child), before the next: the store spools its body out of memory then."""
     jobs = forked.idle_jobs() if jobs is None else jobs
     jobs = min(jobs, len(paths) // MIN_PATHS_PER_JOB)
+    unwrapped = read  # what children run: `each` belongs to this process
+    if each is not None:
+        read = partial(_then, read, each)
     if jobs <= 1 or not forked.may_fork():
         return _read_run(paths, read, progress, len(paths))
     first = int(len(paths) * PARENT_SHARE / (PARENT_SHARE + (1 - PARENT_SHARE) * (jobs - 1)))
     step = -(-(len(paths) - first) // (jobs - 1))
     starts = range(first, len(paths), step)
-    waiting = [forked.start(partial(_packed_run, paths, at, at + step, read)) for at in starts]
+    waiting = [forked.start(partial(_packed_run, paths, at, at + step, unwrapped)) for at in starts]
     done = 0  # children waited for
     try:
         found = _read_run(paths[:first], read, progress, len(paths))
@@ -439,14 +445,28 @@ def read_each(
                 found += map(read, paths[at : at + step])
                 continue
             run: list[SkillDocument | None] = [None] * (min(at + step, len(paths)) - at)
-            for index, values in packed:
-                run[index - at] = _unpacked(values, paths[index])
+            pending: list[Any] = packed
+            for number, (index, values) in enumerate(packed):
+                pending[number] = None  # the tuple (and its body) goes with the document
+                doc = run[index - at] = _unpacked(values, paths[index])
+                del values
+                if each is not None:
+                    each(doc)
             found += run
     except BaseException:  # an error here, or an interrupt: no child is left running
         for result in waiting[done:]:
             result(False)
         raise
     return found
+
+
+def _then(
+    read: Callable[[Path], SkillDocument | None], each: Callable[[SkillDocument], None], path: Path
+) -> SkillDocument | None:
+    doc = read(path)
+    if doc is not None:
+        each(doc)
+    return doc
 
 
 PROGRESS_STEPS = 50

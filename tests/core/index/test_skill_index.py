@@ -19,6 +19,7 @@ from skills_lsp.core.index.skill_index import (
     load_workspace_index,
     read_crate_document,
     read_documents,
+    read_each,
 )
 
 needs_fork = pytest.mark.skipif(not forked.may_fork(), reason="forked reading needs Linux and one thread")
@@ -250,3 +251,18 @@ def test_a_root_that_cannot_be_listed_reads_as_in_one_process(
     one = as_data(load_skill_index(tmp_path, jobs=1))
     assert len(one) == 29  # s00000 unreadable; AGENTS.md at the root not seen
     assert as_data(load_skill_index(tmp_path, jobs=2)) == one
+
+
+@needs_fork
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_document_is_handed_over_here_as_it_arrives(tmp_path: Path, jobs: int) -> None:
+    """`each` runs in this process, once per document, in path order within each run, and a
+    document handed over has not been seen by the caller yet (the store spools bodies then)."""
+    write_tree(tmp_path, 1100)
+    paths = sorted((tmp_path / ".skills").rglob("SKILL.md"))
+    here = os.getpid()
+    seen: list[tuple[int, Path]] = []
+    found = read_each(paths, read_crate_document, jobs, each=lambda doc: seen.append((os.getpid(), doc.path)))
+    documents = [doc for doc in found if doc is not None]
+    assert [path for _, path in seen] == [doc.path for doc in documents]
+    assert {pid for pid, _ in seen} == {here}
