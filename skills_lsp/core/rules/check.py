@@ -27,7 +27,7 @@ from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_ma
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import detach_fixes, has_edits
-from skills_lsp.core.rules.parallel import check_in_parallel
+from skills_lsp.core.rules.parallel import ParallelCheck
 from skills_lsp.core.rules.profiles import Profile
 from skills_lsp.core.rules.registry import RuleContext, Target
 from skills_lsp.core.rules.suppress import Directive, parse_directives
@@ -159,11 +159,25 @@ def _finding_from_cache(path: str, row: list[Any]) -> Finding:
     return Finding(path, code, Severity(severity), message, Range(Position(sl, sc), Position(el, ec)), kept)
 
 
+def _as_found(found: Callable[[SkillFile], object], root: str) -> Callable[[str], object]:
+    """A SKILL.md path the walk found, as `discover_workspace` lists it, handed to `found`."""
+
+    def walked(skill: str) -> object:
+        return found(SkillFile(os.path.normpath(skill), FileKind.AGENT_SKILL, root))
+
+    return walked
+
+
 def expand_targets(
-    targets: Sequence[str | os.PathLike[str]], config: Config, walk: WalkRecord | None = None
+    targets: Sequence[str | os.PathLike[str]],
+    config: Config,
+    walk: WalkRecord | None = None,
+    found: Callable[[SkillFile], object] | None = None,
 ) -> tuple[list[SkillFile], list[Finding]]:
     """Files to check for each target: a workspace, a skill directory or a single file. With
-    `walk`, the directories listed and the ignore files looked for are recorded there."""
+    `walk`, the directories listed and the ignore files looked for are recorded there. With
+    `found`, each agentskills `SKILL.md` of a single workspace target is handed to it as the walk
+    finds it (the list may still leave it out or give it another layout: see `ParallelCheck`)."""
     files: dict[str, SkillFile] = {}
     problems: list[Finding] = []
     for target in targets:
@@ -177,7 +191,11 @@ def expand_targets(
                 continue
             ignore = config.ignore_filter(path)
             visited = walk.dirs if walk is not None else None
-            for item in discover_workspace(path, config.roots_for(path), config.max_depth, ignore, visited):
+            walked = _as_found(found, str(path)) if found is not None and len(targets) == 1 else None
+            listed = discover_workspace(
+                path, config.roots_for(path), config.max_depth, ignore, visited, walked
+            )
+            for item in listed:
                 files.setdefault(item.path, item)
             if walk is not None and ignore.active:
                 walk.probed.extend(ignore.probed)
@@ -458,10 +476,18 @@ def check_paths(
     many processes (parallel.py); the result is the same. `workspace_files` checks the files
     beside the skills that a later stage reads (test queries, trigger evals). `walk`: see
     `expand_targets`."""
-    files, problems = expand_targets(targets, config, walk)
     root = workspace_root(targets, config)
     manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
+
+    def check_one(item: SkillFile) -> tuple[FileCheck, dict[str, Any] | None]:
+        checked = check_file(item, config, profile, cache, manifest)
+        return checked, cache.entries.get(item.path) if cache is not None else None
+
+    # The workers start on the files the walk finds while it goes on (parallel.py).
+    with ParallelCheck(check_one, jobs) as parallel:
+        files, problems = expand_targets(targets, config, walk, parallel.found)
+        checked_files = parallel.results(files, progress)
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)
     if workspace_files is not None:
         for finding in workspace_files(root, files):
@@ -470,14 +496,7 @@ def check_paths(
                 result.findings.append(finding)
     named = result.named
     directives: dict[str, list[Directive]] = {}
-
-    def check_one(item: SkillFile) -> tuple[FileCheck, dict[str, Any] | None]:
-        checked = check_file(item, config, profile, cache, manifest)
-        return checked, cache.entries.get(item.path) if cache is not None else None
-
-    for item, (checked, entry) in zip(
-        files, check_in_parallel(files, check_one, jobs, progress), strict=True
-    ):
+    for item, (checked, entry) in zip(files, checked_files, strict=True):
         result.findings.extend(checked.findings)
         result.cached += checked.cached
         named.append(checked.named)
