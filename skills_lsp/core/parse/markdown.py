@@ -552,10 +552,25 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
 def find_references(doc: Document) -> list[Reference]:
     """The references of `doc`'s body, parsing only the parts of it that may hold one; found
     once per document (kept in `doc.derived`: they depend on its text alone)."""
-    found: list[Reference] | None = doc.derived.get("references")
+    found: list[Reference] | None = doc.derived.get(_REFERENCES)
     if found is None:
-        found = doc.derived["references"] = _find_references(doc, split=True)
+        found = doc.derived[_REFERENCES] = _find_references(doc, split=True)
     return list(found)
+
+
+_REFERENCES = "references"  # find_references' key in `Document.derived`
+
+
+def references_found(doc: Document) -> list[Reference] | None:
+    """What `find_references(doc)` found, if it was asked (None if not)."""
+    found: list[Reference] | None = doc.derived.get(_REFERENCES)
+    return found
+
+
+def give_references(doc: Document, found: list[Reference]) -> None:
+    """Gives `doc` the references found in a document of the very same text (not copied: neither
+    changes them), so that `find_references(doc)` answers without reading its body."""
+    doc.derived[_REFERENCES] = found
 
 
 class _Block(NamedTuple):

@@ -23,6 +23,7 @@ from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import WalkRecord, discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited, when_to_use
+from skills_lsp.core.parse.markdown import Reference, give_references, references_found
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import field_text
@@ -228,6 +229,13 @@ def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
     return Manifest(registry, hashlib.sha256(data).hexdigest(), path), file_findings(path, problems)
 
 
+# The references found in each content checked so far (in this process), by the content's SHA-256
+# (hex): 27% of the corpus's skill files are byte-identical copies of another (a skill mirrored in
+# `.claude/skills/`, `.agents/skills/`, ...), and a copy's body has the same references at the
+# same places. Only what the reference rules then do with them (which files exist) is per file.
+ReferencesByContent = dict[str, list[Reference]]
+
+
 class FileCheck(NamedTuple):
     """One file checked: its findings before suppressions, its suppression comments, what the
     workspace rules need of it, and whether it came from the cache."""
@@ -262,13 +270,16 @@ def check_file(
     profile: str | None,
     cache: CheckCache | None,
     manifest: Manifest | None = None,
+    copies: ReferencesByContent | None = None,
 ) -> FileCheck:
     """Findings for one file (from the cache when the file and its probes are unchanged).
 
     The cache is keyed by the SHA-256 of the content; like git's index, a file whose size and
-    mtime (in ns) are unchanged keeps its recorded digest without being read again.
+    mtime (in ns) are unchanged keeps its recorded digest without being read again. With
+    `copies`, a file whose content was checked before takes the references found in it then.
     """
     data: bytes | None = None
+    digest: str | None = None  # the SHA-256 of `data`, once worked out
     stamp: list[int] = []
 
     def failed(exc: OSError) -> FileCheck:
@@ -284,15 +295,15 @@ def check_file(
         except OSError as exc:
             return failed(exc)
         stamp = [info.st_size, info.st_mtime_ns]
-        digest = cache.digest(item.path, stamp)
-        if digest is None:
+        recorded = cache.digest(item.path, stamp)
+        if recorded is None:
             try:
                 data = read_limited(item.path)
             except OSError as exc:
                 return failed(exc)
-            digest = hashlib.sha256(data).hexdigest()
+            recorded = digest = hashlib.sha256(data).hexdigest()
         tools_digest = manifest.digest if manifest is not None else "-"
-        key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}:{tools_digest}"
+        key = f"{recorded}:{item.kind.value}:{chosen.name}:{config.fingerprint()}:{tools_digest}"
         hit = cache.get(item.path, key)
         if hit is not None:
             if hit.get("stamp") != stamp:
@@ -334,10 +345,20 @@ def check_file(
         return content
 
     doc = parse_bytes(data)
+    copied: list[Reference] | None = None
+    if copies is not None:
+        digest = digest or hashlib.sha256(data).hexdigest()
+        copied = copies.get(digest)
+        if copied is not None:  # the same text: the same references, at the same places
+            give_references(doc, copied)
     if cache is None:  # nothing keeps the probes: the rules probe directly
         result = check_item(doc, item, chosen, config, manifest, exists=_exists, read=read_limited)
     else:
         result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
+    if copies is not None and copied is None and digest is not None:
+        found = references_found(doc)
+        if found is not None:
+            copies[digest] = found
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
@@ -480,8 +501,10 @@ def check_paths(
     manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
 
+    copies: ReferencesByContent = {}  # each process fills its own copy
+
     def check_one(item: SkillFile) -> tuple[FileCheck, dict[str, Any] | None]:
-        checked = check_file(item, config, profile, cache, manifest)
+        checked = check_file(item, config, profile, cache, manifest, copies)
         return checked, cache.entries.get(item.path) if cache is not None else None
 
     # The workers start on the files the walk finds while it goes on (parallel.py).

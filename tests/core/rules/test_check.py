@@ -49,3 +49,26 @@ def test_copies_get_the_findings_of_each_alone(tmp_path: Path, jobs: int) -> Non
     assert _own(result.findings) == _own(alone)
     codes = {code for _, code, _ in _own(result.findings)}
     assert {"SK603", "SK208"} <= codes  # the copies without references, the renamed folders
+
+
+def test_a_copy_takes_the_references_found_in_its_text_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skills_lsp.core.parse import markdown
+
+    for number in range(4):
+        for index, text in enumerate(TEXTS):
+            write(tmp_path / "skills" / f"c{number}-{index}" / "SKILL.md", text)
+    write(tmp_path / "skills" / "c0-0" / "references" / "guide.md", "guide\n")
+    read: list[str] = []
+    real = markdown._find_references
+
+    def counting(doc: markdown.Document, split: bool) -> list[markdown.Reference]:
+        read.append(doc.text)
+        return real(doc, split)
+
+    monkeypatch.setattr(markdown, "_find_references", counting)
+    result = check_paths([tmp_path], config=DEFAULT_CONFIG, jobs=1)
+    assert sorted(read) == sorted(TEXTS)  # each text's body read once, for four copies
+    missing = {f.path for f in result.findings if f.code == "SK603" and "guide.md" in f.message}
+    assert missing == {str(tmp_path / "skills" / f"c{n}-0" / "SKILL.md") for n in (1, 2, 3)}
