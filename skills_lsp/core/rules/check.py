@@ -29,7 +29,7 @@ from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import detach_fixes, has_edits
 from skills_lsp.core.rules.parallel import ParallelCheck
-from skills_lsp.core.rules.profiles import Profile
+from skills_lsp.core.rules.profiles import Profile, get_profile
 from skills_lsp.core.rules.registry import RuleContext, Target
 from skills_lsp.core.rules.suppress import Directive, parse_directives
 from skills_lsp.core.rules.validate import (
@@ -424,8 +424,12 @@ def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
     )
 
 
-def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
-    """Findings of the workspace rules (SK7xx) over every checked file."""
+def workspace_findings(
+    skills: Sequence[NamedSkill], config: Config, profile: str | None, as_checked: bool = False
+) -> list[Finding]:
+    """Findings of the workspace rules (SK7xx) over every checked file. `as_checked`: each skill's
+    `profile`, where set, is the one `check_file` resolved for it with this `config` and `profile`
+    (`check_paths`' skills): it is taken by name rather than resolved again from the path."""
     findings: list[Finding] = []
     # A rule's severity in each skill's profile, None where it is off: worked out once per
     # profile, as a workspace rule may report on every skill (`rule in` a tuple of rules would
@@ -441,7 +445,10 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
             if known is not None and known[0] is skill.kind:
                 chosen = known[1]
             else:
-                chosen = resolve_profile(skill.path, skill.kind, profile, config)
+                if as_checked and skill.profile is not None:
+                    chosen = get_profile(skill.profile)
+                else:
+                    chosen = resolve_profile(skill.path, skill.kind, profile, config)
                 profiles[skill.path] = (skill.kind, chosen)
             key = (rule.code, chosen)
             if key not in severities:
@@ -530,7 +537,7 @@ def check_paths(
             cache.put(item.path, entry)
         if entry is not None:
             result.probes.update(entry.get("probes", {}))
-    result.findings.extend(workspace_findings(named, config, profile))
+    result.findings.extend(workspace_findings(named, config, profile, as_checked=True))
     result.findings = finish_all(result.findings, files, directives, config, profile)
     result.findings.sort(key=Finding.sort_key)
     if cache is not None:
