@@ -229,11 +229,34 @@ def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
     return Manifest(registry, hashlib.sha256(data).hexdigest(), path), file_findings(path, problems)
 
 
-# The references found in each content checked so far (in this process), by the content's SHA-256
-# (hex): 27% of the corpus's skill files are byte-identical copies of another (a skill mirrored in
-# `.claude/skills/`, `.agents/skills/`, ...), and a copy's body has the same references at the
-# same places. Only what the reference rules then do with them (which files exist) is per file.
-ReferencesByContent = dict[str, list[Reference]]
+class CopiedReferences:
+    """The references found in each content checked so far, by the content's SHA-256 (hex): 27%
+    of the corpus's skill files are byte-identical copies of another (a skill mirrored in
+    `.claude/skills/`, `.agents/skills/`, ...), and a copy's body has the same references at the
+    same places. Only what the reference rules then do with them (which files exist) is per file.
+
+    Each process of a check has its own; they tell each other what they found (`parallel.Exchange`),
+    as the copies of one skill are often checked in different processes."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[Reference]] = {}
+        self.fresh: list[str] = []  # found here since last told to the others
+
+    def get(self, digest: str) -> list[Reference] | None:
+        return self.found.get(digest)
+
+    def add(self, digest: str, references: list[Reference]) -> None:
+        self.found[digest] = references
+        self.fresh.append(digest)
+
+    def outgoing(self) -> list[tuple[str, list[Reference]]]:
+        news = [(digest, self.found[digest]) for digest in self.fresh]
+        self.fresh = []
+        return news
+
+    def incoming(self, news: object) -> None:
+        for digest, references in news if isinstance(news, list) else ():
+            self.found.setdefault(digest, references)
 
 
 class FileCheck(NamedTuple):
@@ -270,7 +293,7 @@ def check_file(
     profile: str | None,
     cache: CheckCache | None,
     manifest: Manifest | None = None,
-    copies: ReferencesByContent | None = None,
+    copies: CopiedReferences | None = None,
 ) -> FileCheck:
     """Findings for one file (from the cache when the file and its probes are unchanged).
 
@@ -358,7 +381,7 @@ def check_file(
     if copies is not None and copied is None and digest is not None:
         found = references_found(doc)
         if found is not None:
-            copies[digest] = found
+            copies.add(digest, found)
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
@@ -508,14 +531,14 @@ def check_paths(
     manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
 
-    copies: ReferencesByContent = {}  # each process fills its own copy
+    copies = CopiedReferences()
 
     def check_one(item: SkillFile) -> tuple[FileCheck, dict[str, Any] | None]:
         checked = check_file(item, config, profile, cache, manifest, copies)
         return checked, cache.entries.get(item.path) if cache is not None else None
 
     # The workers start on the files the walk finds while it goes on (parallel.py).
-    with ParallelCheck(check_one, jobs) as parallel:
+    with ParallelCheck(check_one, jobs, copies) as parallel:
         files, problems = expand_targets(targets, config, walk, parallel.found)
         checked_files = parallel.results(files, progress)
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)

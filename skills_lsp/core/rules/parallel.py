@@ -9,6 +9,10 @@ chunks too (`--jobs 2` is one worker beside it): its own results are never pickl
 busy processes share two cores where three did. Where fork does not exist (Windows, macOS's
 default) or the work is too small to pay for the processes, files are checked in this process.
 
+With an `Exchange`, the processes also tell each other what they learnt that others may use
+(check.py: the references found in each content): the parent's news go with each chunk it hands
+a worker, a worker's with the chunk's results.
+
 The workers need not wait for the list: while the parent walks the workspace, `found` hands them
 each file as the walk finds it, in chunks (the walk finds files several times faster than a
 worker checks them, so it only ever keeps a worker's queue full). When the list is complete,
@@ -24,7 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from skills_lsp.core import forked
 from skills_lsp.core.model import SkillFile
@@ -42,7 +46,22 @@ EARLY_CHUNK = 40
 # One file's result (check.py: the file's FileCheck and the cache entry it wrote); picklable.
 FileResult = TypeVar("FileResult")
 
-_check_one: Callable[[SkillFile], Any] | None = None  # set in the parent before forking; workers inherit it
+
+class Exchange(Protocol):
+    """What the processes of a check tell each other (each has its own copy of it)."""
+
+    def outgoing(self) -> object:
+        """What this process learnt since it was last asked (picklable)."""
+        ...
+
+    def incoming(self, news: object) -> None:
+        """What another process learnt."""
+        ...
+
+
+# Set in the parent before forking; workers inherit them.
+_check_one: Callable[[SkillFile], Any] | None = None
+_exchange: Exchange | None = None
 
 
 def default_jobs() -> int:
@@ -60,9 +79,13 @@ def _chunks(files: Sequence[SkillFile], jobs: int) -> list[Sequence[SkillFile]]:
     return chunks
 
 
-def _run_chunk(files: Sequence[SkillFile]) -> list[Any]:
+def _run_chunk(files: Sequence[SkillFile], news: object) -> tuple[list[Any], object]:
+    """In a worker: the chunk's results, and what the worker learnt meanwhile."""
     assert _check_one is not None
-    return [_check_one(item) for item in files]
+    if _exchange is not None:
+        _exchange.incoming(news)
+    results = [_check_one(item) for item in files]
+    return results, _exchange.outgoing() if _exchange is not None else None
 
 
 def _same(early: SkillFile | None, item: SkillFile) -> bool:
@@ -75,9 +98,12 @@ class ParallelCheck(Generic[FileResult]):
     starting on the files `found` hands it before the list is complete. Use it as a context
     manager: leaving it stops the workers."""
 
-    def __init__(self, check_one: Callable[[SkillFile], FileResult], jobs: int) -> None:
+    def __init__(
+        self, check_one: Callable[[SkillFile], FileResult], jobs: int, exchange: Exchange | None = None
+    ) -> None:
         self.check_one = check_one
         self.jobs = jobs
+        self.exchange = exchange
         self.can_fork = "fork" in multiprocessing.get_all_start_methods()
         self.found_files: list[SkillFile] = []
         self.sent = 0  # found_files[:sent] are in chunks handed to workers
@@ -85,7 +111,7 @@ class ParallelCheck(Generic[FileResult]):
         self.next_look = 2 * MIN_FILES_PER_JOB if jobs > 1 and self.can_fork else sys.maxsize
         self.chunks: list[Sequence[SkillFile]] = []
         self.done: list[list[FileResult] | None] = []
-        self.queued: dict[int, Future[list[FileResult]]] = {}
+        self.queued: dict[int, Future[tuple[list[FileResult], object]]] = {}
         self.checked = 0
         self.pool: ProcessPoolExecutor | None = None
         self.workers = 0
@@ -97,13 +123,13 @@ class ParallelCheck(Generic[FileResult]):
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        global _check_one
+        global _check_one, _exchange
         try:
             if self.pool is not None:
                 self.pool.shutdown(wait=True, cancel_futures=True)
         finally:
             self.pool = None
-            _check_one = None
+            _check_one = _exchange = None
             if self.frozen:
                 gc.unfreeze()
                 self.frozen = False
@@ -123,8 +149,8 @@ class ParallelCheck(Generic[FileResult]):
                 self.sent += EARLY_CHUNK
 
     def _start(self, jobs: int) -> None:
-        global _check_one
-        _check_one = self.check_one
+        global _check_one, _exchange
+        _check_one, _exchange = self.check_one, self.exchange
         # What the workers inherit is moved out of the collector's reach first: a worker's full
         # collection would walk every object of the parent (the cache, the file list, imported
         # modules), writing to each one's header, so copying the pages fork had shared.
@@ -143,12 +169,15 @@ class ParallelCheck(Generic[FileResult]):
 
     def _submit(self, index: int) -> None:
         assert self.pool is not None
-        self.queued[index] = self.pool.submit(_run_chunk, self.chunks[index])
+        news = self.exchange.outgoing() if self.exchange is not None else None
+        self.queued[index] = self.pool.submit(_run_chunk, self.chunks[index], news)
 
     def _collect(self) -> None:
         for index in [index for index, future in self.queued.items() if future.done()]:
-            self.done[index] = self.queued.pop(index).result()
+            self.done[index], news = self.queued.pop(index).result()
             self.checked += len(self.chunks[index])
+            if self.exchange is not None:
+                self.exchange.incoming(news)
 
     def results(
         self, files: Sequence[SkillFile], progress: Callable[[int, int], None] | None = None

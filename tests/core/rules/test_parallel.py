@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import itertools
 import os
+import time
 
 import pytest
 
@@ -135,3 +136,43 @@ def test_an_error_in_an_early_chunk_reaches_the_caller_and_stops_the_workers() -
             run.found(item)
         run.results(files)
     assert run.pool is None and gc.get_freeze_count() == 0
+
+
+class _Seen:
+    """An exchange of the paths each process checked: it records what it heard from the others."""
+
+    def __init__(self) -> None:
+        self.fresh: list[str] = []
+        self.heard: list[str] = []
+
+    def outgoing(self) -> object:
+        news, self.fresh = self.fresh, []
+        return news
+
+    def incoming(self, news: object) -> None:
+        assert isinstance(news, list)
+        self.heard.extend(news)
+
+
+_SEEN = _Seen()
+
+
+def _telling(item: SkillFile) -> tuple[str, int, int]:
+    """Checks `item`, telling the others; returns how much this process had heard by then."""
+    time.sleep(0.0005)  # long enough for the worker to take chunks after the parent's first
+    _SEEN.fresh.append(item.path)
+    return item.path, os.getpid(), len(_SEEN.heard)
+
+
+def test_the_processes_tell_each_other_what_they_learnt() -> None:
+    files = [SkillFile(f"s{i:05}/SKILL.md", FileKind.AGENT_SKILL, ".") for i in range(5 * MIN_FILES_PER_JOB)]
+    _SEEN.fresh, _SEEN.heard = [], []
+    with ParallelCheck(_telling, jobs=2, exchange=_SEEN) as run:
+        results = run.results(files)
+    here = {path for path, pid, _ in results if pid == os.getpid()}
+    there = {path for path, pid, _ in results if pid != os.getpid()}
+    assert here and there
+    assert set(_SEEN.heard) == there  # every worker chunk's news reached the parent, once each
+    assert len(_SEEN.heard) == len(there)
+    # and the worker heard the parent's: its later chunks were checked knowing some of them
+    assert max(heard for _, pid, heard in results if pid != os.getpid()) > 0
