@@ -539,7 +539,8 @@ def check_paths(
 
     # The workers start on the files the walk finds while it goes on (parallel.py).
     with ParallelCheck(check_one, jobs, copies) as parallel:
-        files, problems = expand_targets(targets, config, walk, parallel.found)
+        found = parallel.found if parallel.starts_early else None
+        files, problems = expand_targets(targets, config, walk, found)
         checked_files = parallel.results(files, progress)
     result = CheckResult(findings=[*problems, *manifest_problems], files=files)
     if workspace_files is not None:

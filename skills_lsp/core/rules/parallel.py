@@ -110,8 +110,10 @@ class ParallelCheck(Generic[FileResult]):
         self.can_fork = "fork" in multiprocessing.get_all_start_methods()
         self.found_files: list[SkillFile] = []
         self.sent = 0  # found_files[:sent] are in chunks handed to workers
-        # Nothing to start before this many files are found (never, with one job).
-        self.next_look = 2 * MIN_FILES_PER_JOB if jobs > 1 and self.can_fork else sys.maxsize
+        # Whether `found` may start workers: with one job (or no fork) the caller need not call it.
+        self.starts_early = jobs > 1 and self.can_fork
+        # Nothing to start before this many files are found.
+        self.next_look = 2 * MIN_FILES_PER_JOB if self.starts_early else sys.maxsize
         self.chunks: list[Sequence[SkillFile]] = []
         self.done: list[list[FileResult] | None] = []
         self.queued: dict[int, Future[tuple[list[FileResult], object]]] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import multiprocessing
 import os
 import time
 
@@ -176,3 +177,9 @@ def test_the_processes_tell_each_other_what_they_learnt() -> None:
     assert len(_SEEN.heard) == len(there)
     # and the worker heard the parent's: its later chunks were checked knowing some of them
     assert max(heard for _, pid, heard in results if pid != os.getpid()) > 0
+
+
+def test_one_job_asks_for_no_files_during_the_walk() -> None:
+    with ParallelCheck(_checked_by, jobs=1) as one, ParallelCheck(_checked_by, jobs=2) as two:
+        assert not one.starts_early
+        assert two.starts_early == ("fork" in multiprocessing.get_all_start_methods())
