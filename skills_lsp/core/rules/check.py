@@ -541,13 +541,14 @@ def check_paths(
     with ParallelCheck(check_one, jobs, copies) as parallel:
         found = parallel.found if parallel.starts_early else None
         files, problems = expand_targets(targets, config, walk, found)
+        result = CheckResult(findings=[*problems, *manifest_problems], files=files)
+        # While the workers check the chunks the walk left queued.
+        if workspace_files is not None:
+            for finding in workspace_files(root, files):
+                chosen = resolve_profile(finding.path, kind_of(Path(finding.path)), profile, config)
+                if any(rule.code == finding.code for rule in enabled_rules(chosen, config)):
+                    result.findings.append(finding)
         checked_files = parallel.results(files, progress)
-    result = CheckResult(findings=[*problems, *manifest_problems], files=files)
-    if workspace_files is not None:
-        for finding in workspace_files(root, files):
-            chosen = resolve_profile(finding.path, kind_of(Path(finding.path)), profile, config)
-            if any(rule.code == finding.code for rule in enabled_rules(chosen, config)):
-                result.findings.append(finding)
     named = result.named
     directives: dict[str, list[Directive]] = {}
     for item, (checked, entry) in zip(files, checked_files, strict=True):
