@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.cli.common import display, printable
-from skills_lsp.cli.output import json_row
+from skills_lsp.cli.output import json_row, write_json
 from skills_lsp.core.model import Finding, Range, Severity
 
 BAD = "---\nname: Bad\ndescription: Use when x.\n---\nSee [a](references/none.md).\n"
@@ -266,3 +267,30 @@ def test_a_json_row_is_what_json_dumps_writes(
     finding = Finding("/tmp/x" + path, "SK603", severity, message, Range.of(*numbers))
     expected = dict(finding.to_json(), path=display(finding.path), message=printable(finding.message))
     assert json_row(finding) == json.dumps(expected, ensure_ascii=False)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["/tmp/a/SKILL.md", "/tmp/b/SKILL.md", "/tmp/\udcff/SKILL.md"]),
+            st.sampled_from(["SK603", "SK204", "SK703"]),
+            st.sampled_from(list(Severity)),
+            _TEXT,
+            st.tuples(*[st.integers(0, 10**6)] * 4),
+        ),
+        max_size=12,
+    )
+)
+def test_json_output_is_one_json_row_per_finding(
+    rows: list[tuple[str, str, Severity, str, tuple[int, ...]]],
+) -> None:
+    """`write_json` writes each path's and each code's part of a row once: the rows are
+    `json_row`'s, whatever the order of paths, codes and severities."""
+    findings = [
+        Finding(path, code, sev, message, Range.of(*numbers)) for path, code, sev, message, numbers in rows
+    ]
+    out = io.StringIO()
+    write_json(findings, out)
+    lines = [json_row(f) for f in findings]
+    assert out.getvalue() == ("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")

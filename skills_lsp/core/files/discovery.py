@@ -319,8 +319,10 @@ def _walk_workspace(
     max_depth: int,
     ignore: IgnoreFilter | None = None,
     visited: Visited | None = None,
+    found: Callable[[str], object] | None = None,
 ) -> tuple[list[str], list[str]]:
-    """One walk of the workspace: (agentskills SKILL.md paths, convention file paths).
+    """One walk of the workspace: (agentskills SKILL.md paths, convention file paths). `found`
+    is called with each SKILL.md path as the walk finds it (in walk order, not path order).
 
     Hidden directories are entered only on the way to a configured root (`.agents/skills`, ...)
     or, for convention files, `.claude`, `.github`, `.skills` and `.agents`. A skill's bundled
@@ -370,6 +372,8 @@ def _walk_workspace(
                     break
         if is_skill:
             skills.append(os.path.join(current, "SKILL.md"))
+            if found is not None:
+                found(skills[-1])
         depth = len(rel)
         for entry in entries:
             name = entry.name
@@ -420,12 +424,15 @@ def discover_workspace(
     max_depth: int = DEFAULT_MAX_DEPTH,
     ignore: IgnoreFilter | None = None,
     visited: Visited | None = None,
+    found: Callable[[str], object] | None = None,
 ) -> list[SkillFile]:
     """Every skill and instruction file of a workspace, each with its layout, in path order;
     without what `ignore` leaves out (`.gitignore`, `.ignore`, the config's `exclude`). With
-    `visited`, the directories listed are recorded there (see `Visited`)."""
+    `visited`, the directories listed are recorded there (see `Visited`). `found` is called with
+    each `SKILL.md` path as the walk finds it, before the list is complete (`check` starts
+    checking them meanwhile); the list gives it `os.path.normpath`'s spelling."""
     base = Path(root)
-    skills, conventions = _walk_workspace(base, roots, max_depth, ignore, visited)
+    skills, conventions = _walk_workspace(base, roots, max_depth, ignore, visited, found)
     # One spelling per file (`./.claude/x` and `.claude/x` are the same file).
     files: dict[str, FileKind] = dict.fromkeys(map(os.path.normpath, skills), FileKind.AGENT_SKILL)
     for path in discover_skill_files(base, crate_quirks=False, visited=visited):

@@ -248,16 +248,26 @@ def _may_refer(text: str, start: int = 0, end: int | None = None) -> bool:
         return True
     if find("/", start, end) < 0 and find("\\", start, end) < 0:
         return False
-    return any(find(marker, start, end) >= 0 for marker in _BARE_STARTS)
+    # `_BARE_STARTS`, spelt out: a generator over it costs more than the searches
+    return (
+        find("scripts/", start, end) >= 0
+        or find("references/", start, end) >= 0
+        or find("assets/", start, end) >= 0
+        or find("scripts\\", start, end) >= 0
+        or find("references\\", start, end) >= 0
+        or find("assets\\", start, end) >= 0
+    )
 
 
-def _text_to_parse(lines: list[str]) -> str:
-    """The body up to the blank line after the last line that may hold a reference ("" if none).
+def _text_to_parse(lines: list[str], text: str | None = None) -> str:
+    """The body up to the blank line after the last line that may hold a reference ("" if none);
+    `text`: the lines joined by `\n`, if the caller has them so.
 
     Parsing is the cost (markdown-it-py, pure Python), and what follows that blank line cannot
     change what comes before it: blocks are read top down, no inline construct spans a blank
     line, and a definition that a link above uses holds `]:`, so it is in the part kept."""
-    text = "\n".join(lines)
+    if text is None:
+        text = "\n".join(lines)
     if "]:" in text:  # a definition may be used anywhere, by a link with no marker of its own
         return text
     # The last of the other markers: each search reads only the text after the last one found.
@@ -552,10 +562,25 @@ def _pieces(lines: list[str], text: str) -> list[tuple[int, str]]:
 def find_references(doc: Document) -> list[Reference]:
     """The references of `doc`'s body, parsing only the parts of it that may hold one; found
     once per document (kept in `doc.derived`: they depend on its text alone)."""
-    found: list[Reference] | None = doc.derived.get("references")
+    found: list[Reference] | None = doc.derived.get(_REFERENCES)
     if found is None:
-        found = doc.derived["references"] = _find_references(doc, split=True)
+        found = doc.derived[_REFERENCES] = _find_references(doc, split=True)
     return list(found)
+
+
+_REFERENCES = "references"  # find_references' key in `Document.derived`
+
+
+def references_found(doc: Document) -> list[Reference] | None:
+    """What `find_references(doc)` found, if it was asked (None if not)."""
+    found: list[Reference] | None = doc.derived.get(_REFERENCES)
+    return found
+
+
+def give_references(doc: Document, found: list[Reference]) -> None:
+    """Gives `doc` the references found in a document of the very same text (not copied: neither
+    changes them), so that `find_references(doc)` answers without reading its body."""
+    doc.derived[_REFERENCES] = found
 
 
 class _Block(NamedTuple):
@@ -564,10 +589,19 @@ class _Block(NamedTuple):
     html: bool
 
 
+def _body_text(doc: Document, start_line: int) -> str | None:
+    """The body's lines joined by `\n`, as a slice of the document's text where that is the same
+    (no CR in it, and its lines the text's): no join of every line of the body. None elsewhere."""
+    lines, text = doc.lines, doc.text
+    if doc.cr_line_breaks or start_line >= len(lines) or len(text) != sum(map(len, lines)) + len(lines) - 1:
+        return None
+    return text[sum(map(len, lines[:start_line])) + start_line :]
+
+
 def _find_references(doc: Document, split: bool) -> list[Reference]:
     start_line = doc.body_start_line
     lines = doc.lines[start_line:]
-    text = _text_to_parse(lines)
+    text = _text_to_parse(lines, _body_text(doc, start_line))
     if not text:  # most bodies: no parse at all
         return []
     pieces = _pieces(lines, text) if split else [(0, text)]

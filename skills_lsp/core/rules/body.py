@@ -32,12 +32,27 @@ def _body_line_count(ctx: RuleContext) -> int:
     return count
 
 
-def _body(ctx: RuleContext) -> str:
-    """`ctx.doc.body`, joined once for the rules that read it."""
-    body: str | None = ctx.memo.get("body")
-    if body is None:
-        body = ctx.memo["body"] = ctx.doc.body
-    return body
+def _body_length(ctx: RuleContext) -> int:
+    """`len(ctx.doc.body)` (the body's lines joined by `\n`, stripped), counted once for the rules
+    that ask, without joining them: the lines but blank ones at either end, the first and last
+    of the others stripped at their outer end."""
+    length: int | None = ctx.memo.get("body_length")
+    if length is None:
+        lines = ctx.doc.body_lines
+        first, last = 0, len(lines) - 1
+        while first <= last and not lines[first].strip():
+            first += 1
+        while last > first and not lines[last].strip():
+            last -= 1
+        if first > last:
+            length = 0
+        elif first == last:
+            length = len(lines[first].strip())
+        else:
+            inner = sum(map(len, lines[first + 1 : last]))
+            length = len(lines[first].lstrip()) + inner + len(lines[last].rstrip()) + last - first
+        ctx.memo["body_length"] = length
+    return length
 
 
 def _skill_file(ctx: RuleContext) -> bool:
@@ -72,7 +87,7 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
     (no tokenizer is specified, so treat it as a guide)."""
     if not _skill_file(ctx):
         return
-    tokens = len(_body(ctx)) // CHARS_PER_TOKEN
+    tokens = _body_length(ctx) // CHARS_PER_TOKEN
     if tokens > BODY_MAX_TOKENS:
         first = next(
             (n for n, line in enumerate(ctx.doc.lines) if n >= ctx.doc.body_start_line and line.strip()),
@@ -88,7 +103,7 @@ def body_too_many_tokens(ctx: RuleContext) -> Iterator[Report]:
 @rule("SK608", "empty-body", Severity.WARNING, "The body is empty", profiles=BODY_PROFILES)
 def empty_body(ctx: RuleContext) -> Iterator[Report]:
     """A skill without instructions gives the agent nothing to do once it is selected."""
-    if _skill_file(ctx) and not _body(ctx):
+    if _skill_file(ctx) and not _body_length(ctx):
         yield Report(
             ctx.doc.line_range(ctx.doc.close_line or 0), "The body is empty: add the skill's instructions."
         )

@@ -23,12 +23,13 @@ from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import WalkRecord, discover_workspace, kind_of, path_sort_key
 from skills_lsp.core.model import Applicability, FileKind, Finding, Fix, Position, Range, Severity, SkillFile
 from skills_lsp.core.parse.frontmatter import Document, parse_bytes, read_limited, when_to_use
+from skills_lsp.core.parse.markdown import Reference, give_references, references_found
 from skills_lsp.core.parse.tool_manifest import StaticToolRegistry, load_tool_manifest
 from skills_lsp.core.rules import RULES
 from skills_lsp.core.rules.common import field_text
 from skills_lsp.core.rules.edits import detach_fixes, has_edits
-from skills_lsp.core.rules.parallel import check_in_parallel
-from skills_lsp.core.rules.profiles import Profile
+from skills_lsp.core.rules.parallel import ParallelCheck
+from skills_lsp.core.rules.profiles import Profile, get_profile
 from skills_lsp.core.rules.registry import RuleContext, Target
 from skills_lsp.core.rules.suppress import Directive, parse_directives
 from skills_lsp.core.rules.validate import (
@@ -159,11 +160,25 @@ def _finding_from_cache(path: str, row: list[Any]) -> Finding:
     return Finding(path, code, Severity(severity), message, Range(Position(sl, sc), Position(el, ec)), kept)
 
 
+def _as_found(found: Callable[[SkillFile], object], root: str) -> Callable[[str], object]:
+    """A SKILL.md path the walk found, as `discover_workspace` lists it, handed to `found`."""
+
+    def walked(skill: str) -> object:
+        return found(SkillFile(os.path.normpath(skill), FileKind.AGENT_SKILL, root))
+
+    return walked
+
+
 def expand_targets(
-    targets: Sequence[str | os.PathLike[str]], config: Config, walk: WalkRecord | None = None
+    targets: Sequence[str | os.PathLike[str]],
+    config: Config,
+    walk: WalkRecord | None = None,
+    found: Callable[[SkillFile], object] | None = None,
 ) -> tuple[list[SkillFile], list[Finding]]:
     """Files to check for each target: a workspace, a skill directory or a single file. With
-    `walk`, the directories listed and the ignore files looked for are recorded there."""
+    `walk`, the directories listed and the ignore files looked for are recorded there. With
+    `found`, each agentskills `SKILL.md` of a single workspace target is handed to it as the walk
+    finds it (the list may still leave it out or give it another layout: see `ParallelCheck`)."""
     files: dict[str, SkillFile] = {}
     problems: list[Finding] = []
     for target in targets:
@@ -177,7 +192,11 @@ def expand_targets(
                 continue
             ignore = config.ignore_filter(path)
             visited = walk.dirs if walk is not None else None
-            for item in discover_workspace(path, config.roots_for(path), config.max_depth, ignore, visited):
+            walked = _as_found(found, str(path)) if found is not None and len(targets) == 1 else None
+            listed = discover_workspace(
+                path, config.roots_for(path), config.max_depth, ignore, visited, walked
+            )
+            for item in listed:
                 files.setdefault(item.path, item)
             if walk is not None and ignore.active:
                 walk.probed.extend(ignore.probed)
@@ -208,6 +227,36 @@ def load_manifest(root: Path, config: Config) -> tuple[Manifest, list[Finding]]:
         data = b""
     registry, problems = load_tool_manifest(path)
     return Manifest(registry, hashlib.sha256(data).hexdigest(), path), file_findings(path, problems)
+
+
+class CopiedReferences:
+    """The references found in each content checked so far, by the content's SHA-256 (hex): 27%
+    of the corpus's skill files are byte-identical copies of another (a skill mirrored in
+    `.claude/skills/`, `.agents/skills/`, ...), and a copy's body has the same references at the
+    same places. Only what the reference rules then do with them (which files exist) is per file.
+
+    Each process of a check has its own; they tell each other what they found (`parallel.Exchange`),
+    as the copies of one skill are often checked in different processes."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[Reference]] = {}
+        self.fresh: list[str] = []  # found here since last told to the others
+
+    def get(self, digest: str) -> list[Reference] | None:
+        return self.found.get(digest)
+
+    def add(self, digest: str, references: list[Reference]) -> None:
+        self.found[digest] = references
+        self.fresh.append(digest)
+
+    def outgoing(self) -> list[tuple[str, list[Reference]]]:
+        news = [(digest, self.found[digest]) for digest in self.fresh]
+        self.fresh = []
+        return news
+
+    def incoming(self, news: object) -> None:
+        for digest, references in news if isinstance(news, list) else ():
+            self.found.setdefault(digest, references)
 
 
 class FileCheck(NamedTuple):
@@ -244,13 +293,16 @@ def check_file(
     profile: str | None,
     cache: CheckCache | None,
     manifest: Manifest | None = None,
+    copies: CopiedReferences | None = None,
 ) -> FileCheck:
     """Findings for one file (from the cache when the file and its probes are unchanged).
 
     The cache is keyed by the SHA-256 of the content; like git's index, a file whose size and
-    mtime (in ns) are unchanged keeps its recorded digest without being read again.
+    mtime (in ns) are unchanged keeps its recorded digest without being read again. With
+    `copies`, a file whose content was checked before takes the references found in it then.
     """
     data: bytes | None = None
+    digest: str | None = None  # the SHA-256 of `data`, once worked out
     stamp: list[int] = []
 
     def failed(exc: OSError) -> FileCheck:
@@ -266,15 +318,15 @@ def check_file(
         except OSError as exc:
             return failed(exc)
         stamp = [info.st_size, info.st_mtime_ns]
-        digest = cache.digest(item.path, stamp)
-        if digest is None:
+        recorded = cache.digest(item.path, stamp)
+        if recorded is None:
             try:
                 data = read_limited(item.path)
             except OSError as exc:
                 return failed(exc)
-            digest = hashlib.sha256(data).hexdigest()
+            recorded = digest = hashlib.sha256(data).hexdigest()
         tools_digest = manifest.digest if manifest is not None else "-"
-        key = f"{digest}:{item.kind.value}:{chosen.name}:{config.fingerprint()}:{tools_digest}"
+        key = f"{recorded}:{item.kind.value}:{chosen.name}:{config.fingerprint()}:{tools_digest}"
         hit = cache.get(item.path, key)
         if hit is not None:
             if hit.get("stamp") != stamp:
@@ -316,10 +368,20 @@ def check_file(
         return content
 
     doc = parse_bytes(data)
+    copied: list[Reference] | None = None
+    if copies is not None:
+        digest = digest or hashlib.sha256(data).hexdigest()
+        copied = copies.get(digest)
+        if copied is not None:  # the same text: the same references, at the same places
+            give_references(doc, copied)
     if cache is None:  # nothing keeps the probes: the rules probe directly
         result = check_item(doc, item, chosen, config, manifest, exists=_exists, read=read_limited)
     else:
         result = check_item(doc, item, chosen, config, manifest, exists=exists, read=read)
+    if copies is not None and copied is None and digest is not None:
+        found = references_found(doc)
+        if found is not None:
+            copies.add(digest, found)
     named = named_skill(result.context, item)
     directives = parse_directives(doc)
     if cache is not None:
@@ -385,8 +447,12 @@ def named_skill(ctx: RuleContext, item: SkillFile) -> NamedSkill:
     )
 
 
-def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: str | None) -> list[Finding]:
-    """Findings of the workspace rules (SK7xx) over every checked file."""
+def workspace_findings(
+    skills: Sequence[NamedSkill], config: Config, profile: str | None, as_checked: bool = False
+) -> list[Finding]:
+    """Findings of the workspace rules (SK7xx) over every checked file. `as_checked`: each skill's
+    `profile`, where set, is the one `check_file` resolved for it with this `config` and `profile`
+    (`check_paths`' skills): it is taken by name rather than resolved again from the path."""
     findings: list[Finding] = []
     # A rule's severity in each skill's profile, None where it is off: worked out once per
     # profile, as a workspace rule may report on every skill (`rule in` a tuple of rules would
@@ -402,7 +468,10 @@ def workspace_findings(skills: Sequence[NamedSkill], config: Config, profile: st
             if known is not None and known[0] is skill.kind:
                 chosen = known[1]
             else:
-                chosen = resolve_profile(skill.path, skill.kind, profile, config)
+                if as_checked and skill.profile is not None:
+                    chosen = get_profile(skill.profile)
+                else:
+                    chosen = resolve_profile(skill.path, skill.kind, profile, config)
                 profiles[skill.path] = (skill.kind, chosen)
             key = (rule.code, chosen)
             if key not in severities:
@@ -458,26 +527,31 @@ def check_paths(
     many processes (parallel.py); the result is the same. `workspace_files` checks the files
     beside the skills that a later stage reads (test queries, trigger evals). `walk`: see
     `expand_targets`."""
-    files, problems = expand_targets(targets, config, walk)
     root = workspace_root(targets, config)
     manifest, manifest_problems = load_manifest(root, config)
     cache = CheckCache(cache_dir) if cache_dir is not None else None
-    result = CheckResult(findings=[*problems, *manifest_problems], files=files)
-    if workspace_files is not None:
-        for finding in workspace_files(root, files):
-            chosen = resolve_profile(finding.path, kind_of(Path(finding.path)), profile, config)
-            if any(rule.code == finding.code for rule in enabled_rules(chosen, config)):
-                result.findings.append(finding)
-    named = result.named
-    directives: dict[str, list[Directive]] = {}
+
+    copies = CopiedReferences()
 
     def check_one(item: SkillFile) -> tuple[FileCheck, dict[str, Any] | None]:
-        checked = check_file(item, config, profile, cache, manifest)
+        checked = check_file(item, config, profile, cache, manifest, copies)
         return checked, cache.entries.get(item.path) if cache is not None else None
 
-    for item, (checked, entry) in zip(
-        files, check_in_parallel(files, check_one, jobs, progress), strict=True
-    ):
+    # The workers start on the files the walk finds while it goes on (parallel.py).
+    with ParallelCheck(check_one, jobs, copies) as parallel:
+        found = parallel.found if parallel.starts_early else None
+        files, problems = expand_targets(targets, config, walk, found)
+        result = CheckResult(findings=[*problems, *manifest_problems], files=files)
+        # While the workers check the chunks the walk left queued.
+        if workspace_files is not None:
+            for finding in workspace_files(root, files):
+                chosen = resolve_profile(finding.path, kind_of(Path(finding.path)), profile, config)
+                if any(rule.code == finding.code for rule in enabled_rules(chosen, config)):
+                    result.findings.append(finding)
+        checked_files = parallel.results(files, progress)
+    named = result.named
+    directives: dict[str, list[Directive]] = {}
+    for item, (checked, entry) in zip(files, checked_files, strict=True):
         result.findings.extend(checked.findings)
         result.cached += checked.cached
         named.append(checked.named)
@@ -488,7 +562,7 @@ def check_paths(
             cache.put(item.path, entry)
         if entry is not None:
             result.probes.update(entry.get("probes", {}))
-    result.findings.extend(workspace_findings(named, config, profile))
+    result.findings.extend(workspace_findings(named, config, profile, as_checked=True))
     result.findings = finish_all(result.findings, files, directives, config, profile)
     result.findings.sort(key=Finding.sort_key)
     if cache is not None:

@@ -16,7 +16,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.parse.frontmatter import parse_text
-from skills_lsp.core.parse.markdown import _blocks, _find_references, _simple_blocks, find_references
+from skills_lsp.core.parse.markdown import (
+    _blocks,
+    _body_text,
+    _find_references,
+    _simple_blocks,
+    find_references,
+)
 
 HEAD = "---\nname: x\ndescription: y\n---\n"
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -189,3 +195,18 @@ def _example_bodies() -> list[Path]:
 def test_every_example_body_gives_the_references_of_one_parse(path: Path) -> None:
     doc = parse_text(path.read_text(encoding="utf-8"))
     assert find_references(doc) == _find_references(doc, split=False)
+
+
+@settings(deadline=timedelta(seconds=5), max_examples=1000)
+@given(st.text(alphabet="-\n\r \ufeffab\u2028\x85", max_size=60), st.integers(min_value=0, max_value=12))
+@example("---\na\n---\nbody\n", 3)
+@example("\ufeff---\n---\n\nb", 2)
+def test_the_body_text_is_its_lines_joined(text: str, start: int) -> None:
+    """`_body_text` slices the document's text instead of joining the body's lines: the same
+    text, or None where it cannot tell (a CR in the text, no body)."""
+    doc = parse_text(text)
+    found = _body_text(doc, start)
+    if found is not None:
+        assert found == "\n".join(doc.lines[start:])
+    else:
+        assert "\r" in doc.text or start >= len(doc.lines)
