@@ -12,6 +12,7 @@ a read of a hung network file would, is waited for, as the same read in the pare
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import os
 import pickle
@@ -52,6 +53,24 @@ def may_fork() -> bool:
         return False
     threading = sys.modules.get("threading")
     return threading is None or threading.active_count() == 1
+
+
+def die_with_parent(parent: int) -> None:
+    """In a worker process forked from `parent`: be killed when `parent` ends (Linux's
+    PR_SET_PDEATHSIG), and end now if it already has. A pool's worker otherwise outlives a
+    parent killed outright (SIGKILL, a CI timeout), blocked for ever on a queue its siblings
+    keep open. Elsewhere nothing is done (no such call). Linux sends the signal when the thread
+    that forked the worker ends: fork workers from the thread that lives as long as the parent
+    (check's pool is made from the main thread)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # gone before the call took effect
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def _scratch_file() -> int:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +96,51 @@ def test_check_runs_without_full_collections_and_restores_the_thresholds(
     assert code == 0 and len(seen) == 1
     assert seen[0][:2] == before[:2] and seen[0][2] >= 1_000_000  # full passes off, young ones as they were
     assert gc.get_threshold() == before
+
+
+def children_of(pid: int) -> set[int]:
+    found: set[int] = set()
+    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found |= {int(child) for child in listing.read_text(encoding="ascii").split()}
+        except OSError:
+            continue
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_workers_end_with_a_check_killed_outright(workspace: Path) -> None:
+    """A check killed with SIGKILL (a CI timeout) leaves no worker behind: they used to wait for
+    ever on the pool's queue."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skills_lsp", "check", str(workspace), "--no-cache", "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while not workers and process.poll() is None and time.monotonic() < deadline:
+            workers = children_of(process.pid)
+            time.sleep(0.005)
+        assert workers, "the check started no worker"
+        process.kill()
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(running(pid) for pid in workers)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        for pid in workers:
+            if running(pid):  # a failed test leaves no orphan either
+                os.kill(pid, signal.SIGKILL)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -164,7 +165,10 @@ class ParallelCheck(Generic[FileResult]):
             self.frozen = True
         self.workers = jobs - 1
         self.pool = ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("fork")
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=forked.die_with_parent,
+            initargs=(os.getpid(),),
         )
 
     def _add(self, chunk: Sequence[SkillFile]) -> int:
