@@ -135,7 +135,7 @@ async def one_run(
         published = await session.bounded(opened["diagnostics"], "diagnostics of the opened skill")
         lens_at = await session.bounded(opened["lens"], "code lenses of the test queries", timeout)
         cpu = lsp_latency.proc_cpu_s(session.pid)
-        children = children_cpu_s(session.pid)
+        children = lsp_latency.proc_cpu_s(session.pid, children=True)
         status = lsp_latency.proc_status(session.pid)
         reports = [p for p in session.progress if p.get("kind") == "report"]
         figures: dict[str, Any] = {
@@ -157,18 +157,6 @@ async def one_run(
             watcher.cancel()
         await session.stop()
         await session.force_stop()
-
-
-def children_cpu_s(pid: int | None) -> float | None:
-    """User + system CPU seconds of the children a process has waited for, from /proc."""
-    if pid is None:
-        return None
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -692,8 +692,9 @@ def proc_status(pid: int | None) -> dict[str, int]:
     return out
 
 
-def proc_cpu_s(pid: int | None) -> float | None:
-    """User + system CPU seconds of a process so far, from /proc (None where there is no /proc)."""
+def proc_cpu_s(pid: int | None, children: bool = False) -> float | None:
+    """User + system CPU seconds of a process so far, or with `children` of the children it has
+    waited for, from /proc (None where there is no /proc)."""
     if pid is None:
         return None
     try:
@@ -701,7 +702,8 @@ def proc_cpu_s(pid: int | None) -> float | None:
     except OSError:
         return None
     fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    user = 13 if children else 11  # utime, stime; cutime, cstime (proc(5), after the name)
+    return (int(fields[user]) + int(fields[user + 1])) / os.sysconf("SC_CLK_TCK")
 
 
 class CpuMeter:

@@ -198,12 +198,11 @@ def _skill_file_paths(
     """`discover_skill_files`' paths as strings, unsorted (a cold index finds 15,000: paths are
     made and sorted once, by the caller)."""
     found: list[str] = []
-    below = os.path.join(str(base), "")
+    skip = 0 if crate_quirks else len(os.path.join(walk_top(base), ""))  # the part below `base` only
     for sub in SKILL_DIRS:
         top = skill_folder_path(base, sub)
         if not os.path.isdir(top):
             continue
-        skip = 0 if crate_quirks else len(below)  # the part below `base` only
         for entry in regular_files(top, visited=visited, listings=listings, keep=True, fixed=fixed):
             path = entry.path
             if _is_md(entry.name) and not has_support_component(path[skip:]):
@@ -249,7 +248,7 @@ def _convention_walk(
 ) -> Iterator[str]:
     if ascii_lower(base.name) in _IGNORED_LOWER:
         return
-    top = str(base)
+    top = walk_top(base)
     for entry in regular_files(top, _not_ignored, visited, listings, fixed=fixed):
         if is_convention_file(entry.name):
             if ascii_upper(entry.name) == "SOUL.MD" and os.path.dirname(entry.path) != top:
