@@ -104,6 +104,30 @@ def test_idle_jobs_is_at_least_one_and_at_most_the_cpus() -> None:
     assert 1 <= forked.idle_jobs() <= min(forked.cpus(), forked.MAX_JOBS)
 
 
+def test_assumed_jobs_replace_the_load_average_within_the_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "cpus", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (5.0, 5.0, 5.0))
+    assert forked.idle_jobs() == 1
+    forked.assume_idle_jobs(2)
+    try:
+        assert forked.idle_jobs() == 2
+        assert forked.idle_jobs(limit=1) == 1
+        forked.assume_idle_jobs(8)
+        assert forked.idle_jobs(limit=4) == 2  # never more than the CPUs
+    finally:
+        forked.assume_idle_jobs(None)
+    assert forked.idle_jobs() == 1
+
+
+def test_cpu_ticks_count_idle_ticks_among_all() -> None:
+    first = forked.cpu_ticks()
+    assert first is not None
+    sum(range(2_000_000))  # some ticks pass
+    second = forked.cpu_ticks()
+    assert second is not None
+    assert 0 <= first[0] <= first[1] and first[0] <= second[0] and first[1] <= second[1]
+
+
 def test_without_memfd_a_temporary_file_carries_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the system has no memfd_create (not Linux), an unnamed temporary file does."""
     monkeypatch.delattr(os, "memfd_create", raising=False)

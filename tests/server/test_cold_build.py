@@ -8,6 +8,7 @@ fails as a broken child would), real files, a cache folder of the test's own."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 from pathlib import Path
@@ -161,6 +162,19 @@ def test_no_child_where_the_cache_cannot_be_written(
     caplog.set_level(logging.INFO, logger=cold_build.__name__)
     folder = load(root, blocked / "cache", monkeypatch, child_from=1)  # no folder can be made there
     assert "child process" not in caplog.text and len(folder.index) == SKILLS
+
+
+def test_the_build_runs_as_many_processes_as_cpus_stood_idle_while_it_waited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server walked on one CPU meanwhile: it is free too once the build starts."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert cold_build.jobs_after_wait((0, 0), (100, 200)) == 2  # the second CPU idle
+    assert cold_build.jobs_after_wait((0, 0), (60, 200)) == 2
+    assert cold_build.jobs_after_wait((0, 0), (40, 200)) == 1  # busy with other work
+    assert cold_build.jobs_after_wait((0, 0), (0, 200)) == 1
+    assert cold_build.jobs_after_wait((1000, 5000), (1003, 5010)) is None  # too short to tell
+    assert cold_build.jobs_after_wait(None, (100, 200)) is None  # no /proc/stat
 
 
 def test_markdown_files_are_counted_up_to_the_bound(tmp_path: Path) -> None:

@@ -689,7 +689,7 @@ def document_from_text(path: Path, text: str, kind: FileKind) -> SkillDocument |
         except SkillError:
             return None
         return document_from_parsed(crate, path, data, kind)
-    doc = parse_text(text)
+    doc = parse_text(text, ranges=False)  # only its values are kept
     parsed = parsed_from_document(doc)
     if parsed is None:
         try:  # a SKILL.md the crate itself can read still belongs in the index

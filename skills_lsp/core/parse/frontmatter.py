@@ -140,6 +140,9 @@ class Document:
     # What later stages work out from the text alone, kept with it (markdown.find_references):
     # the reference rules and the editor's links ask for the same references.
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
+    # The text after the closing delimiter's line, where a values-only parse (parse_text with
+    # `ranges=False`) did not split it into lines: `lines` then ends at that delimiter.
+    rest: str | None = field(default=None, repr=False)
 
     @property
     def eol(self) -> str:
@@ -185,6 +188,8 @@ class Document:
 
     @property
     def body(self) -> str:
+        if self.rest is not None:
+            return self.rest.strip()
         return "\n".join(self.body_lines).strip()
 
     @property
@@ -357,13 +362,21 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAK.split(text)
 
 
-def parse_text(text: str) -> Document:
-    """Parse decoded text. Never raises; every problem is recorded in `Document.problems`."""
+def parse_text(text: str, ranges: bool = True) -> Document:
+    """Parse decoded text. Never raises; every problem is recorded in `Document.problems`.
+
+    `ranges=False`: for readers of the values alone (the workspace index): the same tree and
+    body, the tree most often without ranges (reading them raises), the body not split into lines
+    (`Document.rest`), and the problems of the frontmatter's YAML not looked for. A third less
+    work (the tree without ranges: simple_tree, plain_tree)."""
     has_bom = text.startswith(BOM)
     if has_bom:
         text = text[1:]
-    lines = split_lines(text)
+    head = None if ranges or "\r" in text else _closed_head(text)
+    lines = split_lines(text) if head is None else head[0]
     doc = Document(text=text, lines=lines, has_bom=has_bom, cr_line_breaks="\r" in text)
+    if head is not None:
+        doc.rest = head[1]
     if not lines or not _is_delimiter(lines[0]):
         doc.problems.append(
             Problem(
@@ -419,8 +432,40 @@ def parse_text(text: str) -> Document:
             )
         )
         return doc
+    if not ranges:
+        doc.root = _plain_root(source)
+        if doc.root is not None:
+            return doc
     _parse_yaml(doc, source, line_offset=1)
     return doc
+
+
+def _closed_head(text: str) -> tuple[list[str], str] | None:
+    """The lines of `text` (LF line breaks only) up to its frontmatter's closing delimiter, and
+    the text after that delimiter's line; None when it has no closed frontmatter (it is split
+    whole then, as any text)."""
+    end = text.find("\n")
+    if end < 0 or not _is_delimiter(text[:end]):
+        return None
+    lines = [text[:end]]
+    while end >= 0:
+        start = end + 1
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        lines.append(line)
+        if _is_delimiter(line):
+            return lines, "" if end < 0 else text[end + 1 :]
+    return None
+
+
+def _plain_root(source: str) -> YamlNode | None:
+    """The tree parse_yaml makes of `source`, without ranges, where it is made without them
+    (simple_tree, plain_tree); None where only parse_yaml can tell: tags, anchors, aliases, YAML
+    1.2's line breaks, a character YAML forbids, an error."""
+    root = simple_tree(source)
+    if root is None and not any(c in source for c in _BREAK_STAND_INS):
+        root = plain_tree(source)
+    return root
 
 
 _FLOW_OPEN = frozenset("[{")
