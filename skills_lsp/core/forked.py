@@ -120,6 +120,7 @@ def start(work: Callable[[], Result]) -> Callable[[bool], Result | None]:
         scratch = _scratch_file()
     except OSError:  # no file to be had (a limit): the caller does the work itself
         return lambda wanted: None
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:  # no process to be had
@@ -128,6 +129,7 @@ def start(work: Callable[[], Result]) -> Callable[[bool], Result | None]:
     if pid == 0:  # pragma: no cover - the child, which never returns (coverage does not see it)
         status = 1
         try:
+            die_with_parent(parent)  # may_fork: forked from the main thread, which lives as long
             with os.fdopen(scratch, "wb") as out:
                 pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0

@@ -95,19 +95,26 @@ class SkillsLanguageServer(LanguageServer):
         if IS_WASM:
             super().start_io(stdin, stdout)
             return
-        self._stop_event = threading.Event()
+        self._stop_event = stop_event = threading.Event()
         reader = ChunkedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        try:
-            asyncio.run(
-                run_async(
-                    stop_event=self._stop_event,
+
+        async def serve() -> None:
+            try:
+                await run_async(
+                    stop_event=stop_event,
                     reader=reader,
                     protocol=self.protocol,
                     logger=logging.getLogger("pygls.server"),
                     error_handler=self.report_server_error,
                 )
-            )
+            finally:
+                # Here, not after asyncio.run: that waits for the loading threads first, and a
+                # load waiting for its child would go on (and index the folder in the server).
+                cold_build.stop_all()
+
+        try:
+            asyncio.run(serve())
         except BrokenPipeError:
             log.error("the connection to the client is lost; shutting down")
         except (KeyboardInterrupt, SystemExit):

@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,17 +46,31 @@ log = logging.getLogger(__name__)
 # start (about 0.5 s of imports) and the warm load after it cost more than the second core saves.
 CHILD_FROM = 2000
 CHILD_FROM_VARIABLE = "SKILLS_LSP_CHILD_BUILD_FROM"  # another threshold (tests, benchmarks)
-COMMAND = [sys.executable, "-m", "skills_lsp.server.cold_build"]
+# Never with the working folder on its sys.path, as `-m` puts it: the server is often started in
+# the folder it serves, and a `logging.py` there would run in the child (-P: Python 3.11+).
+COMMAND = (
+    [sys.executable, "-P", "-m", "skills_lsp.server.cold_build"]
+    if sys.version_info >= (3, 11)
+    else [sys.executable, "-c", "import runpy, sys; del sys.path[0]; runpy.run_module("
+          "'skills_lsp.server.cold_build', run_name='__main__', alter_sys=True)"]
+)  # fmt: skip
 STDERR_TAIL = 4000  # characters of a failed child's stderr in the log
 
 _running: set[subprocess.Popen[bytes]] = set()
 _running_lock = threading.Lock()
+_stopping = threading.Event()  # the server is shutting down: no load goes on in its place
+
+
+class Stopped(Exception):
+    """The server is shutting down while a folder's cold load waits for its child."""
 
 
 def child_from() -> int:
     """CHILD_FROM, or the number in CHILD_FROM_VARIABLE."""
-    value = os.environ.get(CHILD_FROM_VARIABLE, "")
-    return int(value) if value.strip().isdigit() else CHILD_FROM
+    try:
+        return int(os.environ.get(CHILD_FROM_VARIABLE, "").strip())
+    except ValueError:  # unset, or not a number ("²" is a digit int() refuses)
+        return CHILD_FROM
 
 
 @dataclass
@@ -67,14 +82,20 @@ class Build:
     child: _Child | None = None
 
     def wait_indexed(self) -> None:
-        """Until the child has saved the folder's documents, or ended."""
+        """Until the child has saved the folder's documents, or ended; Stopped if the server
+        stopped it (the load must not go on in the server then)."""
         if self.child is not None:
             self.child.indexed.wait()
+        if _stopping.is_set():
+            raise Stopped
 
     def finish(self) -> None:
-        """Until the child has ended (its scorers saved, or it failed: then logged)."""
+        """Until the child has ended (its scorers saved, or it failed: then logged); Stopped as
+        for wait_indexed."""
         if self.child is not None:
             self.child.finish()
+        if _stopping.is_set():
+            raise Stopped
 
     def close(self) -> None:
         """No child is left running (the server's load failed meanwhile)."""
@@ -87,7 +108,7 @@ def start(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
     server's load then calls the Build's `wait_indexed`, `finish` and `close`. `fresh_since` is
     when the folder's walk made here started (time.time_ns(): the load does not walk again), or
     None when none was made (a folder with a store, a small one, no second CPU)."""
-    if not sys.platform.startswith("linux") or forked.cpus() < 2:
+    if not sys.platform.startswith("linux") or forked.cpus() < 2 or _stopping.is_set():
         return Build()
     config, _ = folder_config(root, settings)
     cache = store_dir(folder_cache_dir(config, root), root)
@@ -96,7 +117,7 @@ def start(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
     if cache.exists():
         log.info("no whole index of %s of this version in %s: indexing it again", root, cache)
     # The child imports what it needs (about 0.5 s) while this process walks the folder.
-    child = _Child.start(root)
+    child = _Child.start(root, cache)
     started = time.time_ns()
     try:
         ignore = config.ignore_filter(root)
@@ -112,7 +133,7 @@ def start(root: Path, settings: dict[str, Any], progress: LoadProgress | None = 
     if len(files) < child_from() or not (cache.is_dir() and os.access(cache, os.W_OK)):
         child.stop()
         return Build(started)
-    request = {"root": os.fspath(root), "settings": settings, "fresh_since": started}
+    request = {"root": os.path.abspath(root), "settings": settings, "fresh_since": started}
     child.follow(json.dumps(request).encode("utf-8"), progress)
     return Build(started, child)
 
@@ -151,26 +172,33 @@ class _Child:
     `indexed` set once it has saved the documents or ended), its stderr in an unnamed file (read
     if it fails: a pipe nobody reads could fill and stop it)."""
 
-    def __init__(self, root: Path, process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
+    def __init__(self, root: Path, cache: Path, process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
         self.root = root
+        self.cache = cache  # where it saves the folder's index
         self.process = process
         self.errors = errors
         self.indexed = threading.Event()
         self.done = False
+        self.saved = False  # the documents were in its cache when it said they were
         self.reader: threading.Thread | None = None
 
     @classmethod
-    def start(cls, root: Path) -> _Child | None:
-        errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the child (stop)
+    def start(cls, root: Path, cache: Path) -> _Child | None:
+        errors: IO[bytes] | None = None
         try:
-            process = subprocess.Popen(COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
-        except OSError as exc:
-            errors.close()
+            errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the child (stop)
+            # A session of its own: stopping it stops the processes it forked (core/forked.py).
+            process = subprocess.Popen(
+                COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, start_new_session=True
+            )
+        except OSError as exc:  # no process, no temporary file (a full or read-only /tmp), no fd
+            if errors is not None:
+                errors.close()
             log.warning("cannot start a process to index %s (%s); indexing it in the server", root, exc)
             return None
         with _running_lock:
             _running.add(process)
-        return cls(root, process, errors)
+        return cls(root, cache, process, errors)
 
     def follow(self, request: bytes, progress: LoadProgress | None) -> None:
         """Send the child its work; a thread passes its progress on until it ends."""
@@ -196,6 +224,8 @@ class _Child:
                 if isinstance(message, dict):
                     self.done = self.done or message.get("done") is True
                     if message.get("indexed") is True:
+                        # Looked at now: once `indexed` is set the server may load and save them.
+                        self.saved = has_documents(self.cache)
                         self.indexed.set()
                 elif isinstance(message, list) and len(message) == 2 and progress is not None:
                     percentage, what = message
@@ -222,13 +252,17 @@ class _Child:
         status = self.process.wait()
         said = self._said()
         self.stop()
-        if status == 0 and self.done:
+        if status == 0 and self.done and self.saved:
             log.info("%s was indexed in a child process", self.root)
+            return
+        if _stopping.is_set():
             return
         if status < 0:
             how = f"was stopped by signal {-status}"
         elif status > 0:
             how = f"failed (exit status {status})"
+        elif self.done:
+            how = f"could not save its index in {self.cache} (a full disk?)"
         else:
             how = "ended without saying it was done"
         detail = f":\n{said}" if said else ""
@@ -238,8 +272,7 @@ class _Child:
         """Stop it if it still runs, and wait for it (no child is left running)."""
         with _running_lock:
             _running.discard(self.process)
-        if self.process.poll() is None:
-            self.process.kill()
+        _kill(self.process)
         self.process.wait()
         if self.reader is not None:
             self.reader.join()
@@ -257,12 +290,22 @@ class _Child:
 
 
 def stop_all() -> None:
-    """Stop the children still running (the server is shutting down)."""
+    """Stop the children still running, and every load waiting for one (the server is shutting
+    down: Build's waits raise Stopped, no load is made in the server)."""
+    _stopping.set()
     with _running_lock:
         running = list(_running)
     for child in running:
-        if child.poll() is None:
-            child.kill()
+        _kill(child)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """Kill a child and the processes it forked (its session's group), if it still runs."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:  # gone meanwhile, or not a group leader after all
+            process.kill()
 
 
 # Clock ticks of all CPUs (100 a second each, mostly) below which a wait is too short to tell

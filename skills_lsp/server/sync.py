@@ -12,7 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from skills_lsp.core.files.ignore import IGNORE_FILES
-from skills_lsp.server import codelens, diagnostics
+from skills_lsp.server import codelens, cold_build, diagnostics
 from skills_lsp.server.base import SkillsLanguageServer
 from skills_lsp.server.folder import FileRole
 
@@ -89,6 +89,8 @@ async def _index_folders(ls: SkillsLanguageServer, roots: list[Path]) -> None:
 
         try:
             await asyncio.to_thread(ls.state.load_folder, root, progress)
+        except cold_build.Stopped:  # the server is shutting down: nothing more to load
+            return
         finally:
             ls.indexing_done([root])
         # No await between: waiting requests run once this coroutine yields, after their documents.

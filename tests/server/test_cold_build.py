@@ -7,10 +7,16 @@ fails as a broken child would), real files, a cache folder of the test's own."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
+import subprocess
 import sys
+import tempfile
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +28,13 @@ from skills_lsp.server.folder import Folder
 from skills_lsp.server.state import State
 
 SKILLS = 40
+
+
+@pytest.fixture(autouse=True)
+def not_stopping() -> Iterator[None]:
+    """stop_all marks the process as shutting down: the next test's loads must not see it."""
+    yield
+    cold_build._stopping.clear()
 
 
 def write_workspace(root: Path) -> Path:
@@ -89,6 +102,8 @@ def test_a_folder_indexed_in_a_child_process_is_the_folder_loaded_here(
             "was stopped by signal 9",
         ),
         ("import sys; sys.stdin.read(); print('[5, \"half\"]')", "ended without saying it was done"),
+        # Done, but nothing saved (a full disk): said, not logged as a success.
+        ("import sys; sys.stdin.read(); print('{\"done\": true}')", "could not save its index"),
     ],
 )
 def test_a_child_that_fails_leaves_the_load_to_the_server(
@@ -197,7 +212,8 @@ def test_a_child_still_running_when_the_server_stops_is_stopped(
     build = cold_build.start(root, {}, None)
     assert build.child is not None and build.child.process.poll() is None
     cold_build.stop_all()  # what the server does as it shuts down (base.start_io)
-    build.wait_indexed()  # its output ended with it
+    with pytest.raises(cold_build.Stopped):  # its output ended with it; no load goes on here
+        build.wait_indexed()
     assert build.child.process.wait(timeout=10) < 0
     build.close()
     assert not cold_build._running
@@ -217,3 +233,142 @@ def test_a_progress_report_that_cannot_go_out_stops_nothing(
 
     folder = state().load_folder(root, closed)
     assert "indexed in a child process" in caplog.text and len(folder.index) == SKILLS
+
+
+def test_no_module_of_the_served_folder_runs_in_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An editor starts the server in the folder it serves; `python -m` puts the working folder
+    # first on sys.path, so a `logging.py` shipped with 2,000 skills would run in the child.
+    root = write_workspace(tmp_path / "ws")
+    marker = tmp_path / "ran"
+    for name in ("logging.py", "json.py"):
+        (root / name).write_text(f"open({str(marker)!r}, 'a').write({name!r})\n", encoding="utf-8")
+    monkeypatch.chdir(root)
+    caplog.set_level(logging.INFO, logger=cold_build.__name__)
+    folder = load(root, tmp_path / "cache", monkeypatch, child_from=1)
+    assert "indexed in a child process" in caplog.text and len(folder.index) == SKILLS
+    assert not marker.exists()
+
+
+def test_no_temporary_file_leaves_the_load_to_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_workspace(tmp_path / "ws")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))  # a full or read-only /tmp
+    folder = load(root, tmp_path / "cache", monkeypatch, child_from=1)
+    assert "cannot start a process to index" in caplog.text and len(folder.index) == SKILLS
+
+
+def test_a_threshold_that_is_no_number_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    for value in ("²", "12a", "", " 7 "):
+        monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, value)
+        assert cold_build.child_from() == (7 if value == " 7 " else cold_build.CHILD_FROM)
+
+
+def test_stopping_the_child_stops_what_it_forked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real child forks readers (core/forked.py) that share its stdout: stopping it must not
+    # wait for them to end (a hung network read would hold the server's shutdown for ever).
+    root = write_workspace(tmp_path / "ws")
+    program = "import os, sys, time; sys.stdin.read(); os.fork(); time.sleep(600)"
+    monkeypatch.setattr(cold_build, "COMMAND", [sys.executable, "-c", program])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(cold_build.CHILD_FROM_VARIABLE, "1")
+    build = cold_build.start(root, {}, None)
+    assert build.child is not None
+    time.sleep(0.5)  # forked
+    started = time.monotonic()
+    build.close()
+    assert time.monotonic() - started < 10
+    assert not cold_build._running
+
+
+def test_the_server_exits_at_once_while_a_child_indexes(tmp_path: Path) -> None:
+    """The real server over stdio, its child replaced by one that never finishes: `shutdown` and
+    `exit` end it within seconds, and the folder is not indexed in the server meanwhile."""
+    root = write_workspace(tmp_path / "ws")
+    launcher = tmp_path / "serve_with_slow_child.py"
+    launcher.write_text(
+        "import sys\n"
+        "from skills_lsp.server import app, cold_build\n"
+        "cold_build.COMMAND = [sys.executable, '-c', 'import sys, time; sys.stdin.read(); time.sleep(600)']\n"
+        "sys.exit(app.main(['--log-level', 'INFO']))\n",
+        encoding="utf-8",
+    )
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(sys.path),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        **{cold_build.CHILD_FROM_VARIABLE: "1"},
+    )
+    log_file = tmp_path / "server.log"
+    with open(log_file, "wb") as errors:
+        server = subprocess.Popen(
+            [sys.executable, str(launcher)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env=env,
+        )
+    client = _Client(server)
+    uri = root.as_uri()
+    folders = [{"uri": uri, "name": "ws"}]
+    client.send(
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": uri, "capabilities": {}, "workspaceFolders": folders},
+        }
+    )
+    client.send({"method": "initialized", "params": {}})
+    deadline = time.monotonic() + 30
+    while not _child_of(server.pid):  # the indexing process has started
+        assert time.monotonic() < deadline, log_file.read_text(errors="replace")
+        time.sleep(0.2)
+    client.send({"id": 2, "method": "shutdown"})
+    client.send({"method": "exit"})
+    try:
+        server.wait(timeout=20)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    log = log_file.read_text(errors="replace")
+    assert server.returncode == 0, log
+    assert "indexing it in the server" not in log
+
+
+class _Client:
+    """Just enough of a client: sends framed messages and answers the server's requests (it asks
+    for its settings before it loads a folder)."""
+
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self.server = server
+        self.writing = threading.Lock()
+        threading.Thread(target=self._answer, daemon=True).start()
+
+    def send(self, message: dict[str, object]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.server.stdin is not None
+        with self.writing, contextlib.suppress(OSError):
+            self.server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self.server.stdin.flush()
+
+    def _answer(self) -> None:
+        stream = self.server.stdout
+        assert stream is not None
+        while header := stream.readline():
+            if not header.lower().startswith(b"content-length"):
+                continue
+            length = int(header.split(b":")[1])
+            while stream.readline().strip():  # the rest of the header, to its blank line
+                pass
+            message = json.loads(stream.read(length))
+            if "method" in message and "id" in message:
+                items = (message.get("params") or {}).get("items")
+                self.send({"id": message["id"], "result": [None] * len(items) if items else None})
+
+
+def _child_of(pid: int) -> bool:
+    """Whether process `pid` has a child (the indexing process) now."""
+    # Listed under the thread that started it: the folder's loading thread, not the main one.
+    return any(children.read_text().split() for children in Path(f"/proc/{pid}/task").glob("*/children"))

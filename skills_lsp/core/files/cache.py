@@ -53,7 +53,7 @@ def cache_dir_for(targets: Sequence[str | os.PathLike[str]], config_root: Path |
         if (folder / ".git").exists():
             return folder / CACHE_DIR_NAME
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "skills-lsp" / hashlib.sha256(str(start).encode()).hexdigest()[:16]
+    return base / "skills-lsp" / hashlib.sha256(os.fsencode(start)).hexdigest()[:16]
 
 
 def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
