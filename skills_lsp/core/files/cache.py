@@ -52,8 +52,14 @@ def cache_dir_for(targets: Sequence[str | os.PathLike[str]], config_root: Path |
     for folder in (start, *start.parents):
         if (folder / ".git").exists():
             return folder / CACHE_DIR_NAME
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "skills-lsp" / hashlib.sha256(os.fsencode(start)).hexdigest()[:16]
+    return user_cache_dir() / hashlib.sha256(os.fsencode(start)).hexdigest()[:16]
+
+
+def user_cache_dir() -> Path:
+    """skills-lsp's folder in the user's cache folder ($XDG_CACHE_HOME, else ~/.cache): caches of
+    a workspace with no config and no git checkout, and those that belong to the machine (the
+    embedding model's optimised graph)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "skills-lsp"
 
 
 def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:

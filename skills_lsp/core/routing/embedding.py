@@ -33,6 +33,7 @@ import numpy as np
 
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
 from skills_lsp.core.memory import trim_heap
+from skills_lsp.core.routing import optimised_graph
 from skills_lsp.core.routing.scorer import EMBEDDING_MODULES, modules_found
 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
@@ -189,16 +190,22 @@ def _load_minilm() -> EmbeddingModel:
     tokenizer = Tokenizer.from_file(str(_DATA / "all-MiniLM-L6-v2" / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(MINILM_MAX_TOKENS)
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = _threads()
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3  # its warnings about unused initialisers are not the user's business
-    options.enable_cpu_mem_arena = False  # the arena keeps its peak for the life of the process
-    # Its worker threads would otherwise spin after each run, taking the cores from numpy's
-    # matrix product over every skill that follows (measured at 20,000 skills: a hybrid query
-    # went from p50 16 ms, p95 26 ms to p50 9 ms, p95 12 ms).
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    def options(optimise: bool) -> Any:
+        chosen = onnxruntime.SessionOptions()
+        chosen.intra_op_num_threads = _threads()
+        chosen.inter_op_num_threads = 1
+        chosen.log_severity_level = 3  # its warnings about unused initialisers are not the user's business
+        chosen.enable_cpu_mem_arena = False  # the arena keeps its peak for the life of the process
+        # Its worker threads would otherwise spin after each run, taking the cores from numpy's
+        # matrix product over every skill that follows (measured at 20,000 skills: a hybrid query
+        # went from p50 16 ms, p95 26 ms to p50 9 ms, p95 12 ms).
+        chosen.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if not optimise:  # a graph optimised_graph kept, already optimised
+            chosen.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+        return chosen
+
+    session = optimised_graph.session(onnxruntime, model, options)
     trim_heap()  # what optimising the graph freed (about 60 MiB) goes back to the system
     # The cut is part of the name: vectors made with another cut are other vectors.
     name = f"all-MiniLM-L6-v2 int8 {MINILM_MAX_TOKENS}"
