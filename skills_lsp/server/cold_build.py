@@ -189,7 +189,12 @@ class _Child:
             errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the child (stop)
             # A session of its own: stopping it stops the processes it forked (core/forked.py).
             process = subprocess.Popen(
-                COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, start_new_session=True
+                COMMAND,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                start_new_session=True,
+                env=_child_environment(),
             )
         except OSError as exc:  # no process, no temporary file (a full or read-only /tmp), no fd
             if errors is not None:
@@ -287,6 +292,16 @@ class _Child:
             return self.errors.read().decode("utf-8", "replace")[-STDERR_TAIL:].strip()
         except (OSError, ValueError):
             return ""
+
+
+def _child_environment() -> dict[str, str]:
+    """This process's environment, less PYTHONPATH's empty entries: each stands for the working
+    folder, the served one, which -P keeps off sys.path."""
+    environment = dict(os.environ)
+    if "PYTHONPATH" in environment:
+        kept = [entry for entry in environment["PYTHONPATH"].split(os.pathsep) if entry]
+        environment["PYTHONPATH"] = os.pathsep.join(kept)
+    return environment
 
 
 def stop_all() -> None:

@@ -197,6 +197,12 @@ def register(server: SkillsLanguageServer) -> None:
     def initialize(ls: SkillsLanguageServer, params: types.InitializeParams) -> None:
         ls.state.settings.update(_settings(params.initialization_options))
 
+    @server.feature(types.EXIT)
+    def exit_(ls: SkillsLanguageServer, *args: object) -> None:
+        # Before pygls ends the connection: a folder's index build in a child stops now, over
+        # stdio and over TCP alike (base.start_io also stops them as its loop ends).
+        cold_build.stop_all()
+
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SkillsLanguageServer, params: types.InitializedParams) -> None:
         roots = folder_roots(ls)

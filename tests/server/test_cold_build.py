@@ -235,8 +235,9 @@ def test_a_progress_report_that_cannot_go_out_stops_nothing(
     assert "indexed in a child process" in caplog.text and len(folder.index) == SKILLS
 
 
+@pytest.mark.parametrize("empty_entry", [False, True])
 def test_no_module_of_the_served_folder_runs_in_the_child(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, empty_entry: bool
 ) -> None:
     # An editor starts the server in the folder it serves; `python -m` puts the working folder
     # first on sys.path, so a `logging.py` shipped with 2,000 skills would run in the child.
@@ -245,6 +246,8 @@ def test_no_module_of_the_served_folder_runs_in_the_child(
     for name in ("logging.py", "json.py"):
         (root / name).write_text(f"open({str(marker)!r}, 'a').write({name!r})\n", encoding="utf-8")
     monkeypatch.chdir(root)
+    if empty_entry:  # `export PYTHONPATH=$PYTHONPATH:/x` with it unset: the empty entry is the working folder
+        monkeypatch.setenv("PYTHONPATH", os.pathsep + os.pathsep.join(sys.path))
     caplog.set_level(logging.INFO, logger=cold_build.__name__)
     folder = load(root, tmp_path / "cache", monkeypatch, child_from=1)
     assert "indexed in a child process" in caplog.text and len(folder.index) == SKILLS

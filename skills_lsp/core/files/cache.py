@@ -59,7 +59,9 @@ def user_cache_dir() -> Path:
     """skills-lsp's folder in the user's cache folder ($XDG_CACHE_HOME, else ~/.cache): caches of
     a workspace with no config and no git checkout, and those that belong to the machine (the
     embedding model's optimised graph)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "skills-lsp"
+    chosen = os.environ.get("XDG_CACHE_HOME", "")
+    # A relative value is to be ignored (XDG spec): "~/.cache" unexpanded would fill the working folder.
+    return (Path(chosen) if os.path.isabs(chosen) else Path.home() / ".cache") / "skills-lsp"
 
 
 def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:

