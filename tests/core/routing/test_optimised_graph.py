@@ -67,6 +67,19 @@ def assert_same(found: tuple[np.ndarray, np.ndarray], expected: tuple[np.ndarray
     assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
 
 
+def embedding_process(first: str = "") -> subprocess.Popen[str]:
+    """Another process that runs `first`, then prints the digest of TEXTS' vectors."""
+    script = (
+        f"import hashlib, resource\n{first}\n"
+        "from skills_lsp.core.routing import embedding\n"
+        f"texts = {TEXTS!r}\n"
+        "print(hashlib.sha256(embedding.load_model('minilm').embed(texts).tobytes()).hexdigest())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    pipe = subprocess.PIPE
+    return subprocess.Popen([sys.executable, "-c", script], env=env, stdout=pipe, stderr=pipe, text=True)
+
+
 def test_the_graph_is_kept_once_then_loaded_with_the_same_vectors(
     reference: tuple[np.ndarray, np.ndarray], models: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,17 +161,7 @@ def test_the_folder_names_what_made_it(tmp_path: Path, monkeypatch: pytest.Monke
 def test_two_processes_starting_at_once_keep_one_graph(
     reference: tuple[np.ndarray, np.ndarray], models: Path
 ) -> None:
-    script = (
-        "import hashlib, sys\n"
-        "from skills_lsp.core.routing import embedding\n"
-        f"texts = {TEXTS!r}\n"
-        "print(hashlib.sha256(embedding.load_model('minilm').embed(texts).tobytes()).hexdigest())\n"
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    runs = [
-        subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
-        for _ in range(3)
-    ]
+    runs = [embedding_process() for _ in range(3)]
     digests = {run.communicate(timeout=120)[0].strip() for run in runs}
     assert [run.returncode for run in runs] == [0, 0, 0]
     assert digests == {hashlib.sha256(reference[0].tobytes()).hexdigest()}
@@ -186,17 +189,10 @@ def test_a_graph_that_cannot_be_written_costs_time_not_an_answer(
     reference: tuple[np.ndarray, np.ndarray], models: Path
 ) -> None:
     # A full disk or a quota, as a limit on file size: onnxruntime fails to write the 90 MB.
-    script = (
-        "import hashlib, resource\n"
-        "resource.setrlimit(resource.RLIMIT_FSIZE, (20_000_000, resource.RLIM_INFINITY))\n"
-        "from skills_lsp.core.routing import embedding\n"
-        f"texts = {TEXTS!r}\n"
-        "print(hashlib.sha256(embedding.load_model('minilm').embed(texts).tobytes()).hexdigest())\n"
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == hashlib.sha256(reference[0].tobytes()).hexdigest()
+    run = embedding_process("resource.setrlimit(resource.RLIMIT_FSIZE, (20_000_000, resource.RLIM_INFINITY))")
+    out, errors = run.communicate(timeout=120)
+    assert run.returncode == 0, errors
+    assert out.strip() == hashlib.sha256(reference[0].tobytes()).hexdigest()
     assert not (models.exists() and kept(models))
 
 
