@@ -294,3 +294,23 @@ def test_json_output_is_one_json_row_per_finding(
     write_json(findings, out)
     lines = [json_row(f) for f in findings]
     assert out.getvalue() == ("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
+
+
+@pytest.mark.parametrize("count", [1023, 1024, 1025, 2 * 1024 + 1])
+def test_json_output_written_in_runs_is_one_json_array(count: int) -> None:
+    """`write_json` writes its rows a run at a time: around a run's end the text is the rows
+    joined whole, and a message beyond Latin-1 (a wide character) changes nothing."""
+    findings = [
+        Finding(
+            f"/tmp/s{n // 7}/SKILL.md",
+            "SK603",
+            Severity.ERROR,
+            f"`x{n}` does not exist ✓.",
+            Range.of(n, 0, n, 3),
+        )
+        for n in range(count)
+    ]
+    out = io.StringIO()
+    write_json(findings, out)
+    assert out.getvalue() == "[\n  " + ",\n  ".join(json_row(f) for f in findings) + "\n]\n"
+    assert len(json.loads(out.getvalue())) == count

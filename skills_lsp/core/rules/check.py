@@ -274,7 +274,7 @@ _NOT_THERE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.E
 _NOT_THERE_WINERRORS = frozenset({21, 123, 1921})  # not ready, invalid name, cannot resolve
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: str) -> bool:
     """`path.exists()` without pathlib's layers of calls: a skill's references are probed one by one."""
     try:
         os.stat(path)
@@ -353,9 +353,9 @@ def check_file(
             return failed(exc)
     probes: dict[str, bool | str | None] = {}
 
-    def exists(p: Path) -> bool:
+    def exists(p: str) -> bool:
         result = _exists(p)
-        probes[str(p)] = result
+        probes[p] = result
         return result
 
     def read(p: Path, limit: int) -> bytes:
@@ -410,7 +410,7 @@ def check_item(
     profile: Profile,
     config: Config,
     manifest: Manifest | None,
-    exists: Callable[[Path], bool] | None = None,
+    exists: Callable[[str], bool] | None = None,
     read: Callable[[Path, int], bytes] | None = None,
 ) -> DocumentResult:
     """The per-file rules' findings for a discovered file's parse, with the workspace's manifest."""

@@ -71,7 +71,8 @@ class RuleContext:
     doc: Document
     kind: FileKind
     profile: Profile
-    exists: Callable[[Path], bool] = field(default=lambda p: p.exists())
+    # Whether a file a rule depends on exists (given as a string: see body.py's `_folder`).
+    exists: Callable[[str], bool] = field(default=lambda p: Path(p).exists())
     # Reads a file a rule depends on (bounded, regular files only); the cache records its content.
     read: Callable[[Path, int], bytes] = field(default=read_limited)
     tools: ToolRegistry | None = None  # the host's tool manifest, when the workspace has one

@@ -102,7 +102,7 @@ def check_document(
     kind: FileKind | None = None,
     profile: str | Profile | None = None,
     config: Config = DEFAULT_CONFIG,
-    exists: Callable[[Path], bool] | None = None,
+    exists: Callable[[str], bool] | None = None,
     read: Callable[[Path, int], bytes] | None = None,
     tools: ToolRegistry | None = None,
     manifest_path: Path | None = None,

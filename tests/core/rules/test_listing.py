@@ -258,3 +258,31 @@ def test_sk703_findings_keep_one_order_whatever_the_string_hash_seed(tmp_path: P
         assert '"SK703"' in done.stdout
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+def test_each_sk703_message_is_the_skills_own_placement(tmp_path: Path) -> None:
+    """SK703 makes each message once per runtime and placement (fate, characters kept and listed):
+    skills of many description lengths, shortened to shares by Codex and dropped by Claude Code,
+    each get the message of their own placement."""
+    for i in range(60):
+        name = f"skill-{i:02d}"
+        description = "Handles this task. " * (4 + i % 9) + "x" * (i % 5)
+        write(
+            tmp_path / "skills" / name / "SKILL.md",
+            f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n",
+        )
+    found = [f for f in check_paths([tmp_path]).findings if f.code == "SK703"]
+    index = load_workspace_index(tmp_path)
+    expected = set()
+    for runtime in (RUNTIMES["claude-code"], RUNTIMES["codex"]):
+        listing = runtime_listing(index, runtime)
+        assert listing.budget is not None and listing.needed > listing.budget
+        for placement in listing.cut:
+            message = (
+                f"{runtime.title}'s skill listing: {placement.describe()} (the listing needs "
+                f"{listing.needed:,} of its {listing.budget:,} characters)."
+            )
+            expected.add((placement.skill.name, message))
+    assert len({message for _, message in expected}) > 5  # shares of several lengths
+    assert {(Path(f.path).parent.name, f.message) for f in found} == expected
+    assert len(found) == len(expected)
