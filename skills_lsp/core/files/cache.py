@@ -64,6 +64,15 @@ def user_cache_dir() -> Path:
     return (Path(chosen) if os.path.isabs(chosen) else Path.home() / ".cache") / "skills-lsp"
 
 
+def make_cache_folder(folder: Path) -> None:
+    """Make `folder` (and its parents) with a `.gitignore` that keeps everything in it out of
+    git: a cache is never committed. OSError when it cannot be made."""
+    folder.mkdir(parents=True, exist_ok=True)
+    gitignore = folder / ".gitignore"
+    if not gitignore.exists():
+        gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+
+
 def store_dir(cache_dir: Path, root: str | os.PathLike[str]) -> Path:
     """The folder, in a cache folder, of one workspace root's index: two roots that share a cache
     folder (two folders of one git checkout) keep an index each instead of replacing each other's."""

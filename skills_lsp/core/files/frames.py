@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from skills_lsp.core.files.cache import make_cache_folder
+
 MAGIC = b"SKLSPIX\x00"
 _HEADER = struct.Struct("<Q32s")
 # Stamps (mtimes) this close to the moment a run started are not trusted: a change made in the same
@@ -160,10 +162,7 @@ def write_frame(
     `tail` writes what follows the frame in the same file (the index's bodies after their table)."""
     prefix = MAGIC + struct.pack("<I", len(key)) + key
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        gitignore = path.parent / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+        make_cache_folder(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.files.cache import user_cache_dir
+from skills_lsp.core.files.cache import make_cache_folder, user_cache_dir
 
 FORMAT = 1  # of the folder's layout and manifest
 GRAPH = "model.onnx"
@@ -141,7 +141,7 @@ def _optimise(onnxruntime: Any, model: Path, options: Options, folder: Path | No
     if folder is None:
         return _open(onnxruntime, model, chosen)
     try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
+        make_cache_folder(folder.parent)
         building = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     except OSError:
         return _open(onnxruntime, model, chosen)
@@ -172,9 +172,6 @@ def _keep(onnxruntime: Any, optimising: Any, building: Path, folder: Path, optio
     del kept
     manifest = {"format": FORMAT, "files": _checksums(building)}
     (building / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    gitignore = folder.parent / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
     try:
         os.rename(building, folder)  # atomic; fails if another process kept its graph first
     except OSError:

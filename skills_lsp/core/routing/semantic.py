@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skills_lsp.core.errors import SEMANTIC_INSTALL_HINT, ScorerUnavailable
+from skills_lsp.core.files.cache import make_cache_folder
 from skills_lsp.core.routing.embedding import EmbeddingModel, available, load_model, model_name
 from skills_lsp.core.routing.ranking import SlottedSearch, matches, ranked_slots
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
@@ -137,10 +138,7 @@ class VectorCache:
             rows = np.array([self._vectors[k] for k in wanted], dtype=np.float32).reshape(-1, width)
         tmp: str | None = None
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            gitignore = file.parent / ".gitignore"
-            if not gitignore.exists():
-                gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+            make_cache_folder(file.parent)
             fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".vectors-", suffix=".npz")
             with os.fdopen(fd, "wb") as handle:
                 np.savez(handle, keys=keys, vectors=rows)

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from skills_lsp._version import __version__
 from skills_lsp.core.files.cache import CACHE_DIR_NAME as CACHE_DIR_NAME
 from skills_lsp.core.files.cache import default_cache_dir as default_cache_dir
+from skills_lsp.core.files.cache import make_cache_folder
 from skills_lsp.core.files.cache import workspace_root as workspace_root
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import WalkRecord, discover_workspace, kind_of, path_sort_key
@@ -122,10 +123,7 @@ class CheckCache:
         if not self.dirty:
             return
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            gitignore = self.directory / ".gitignore"
-            if not gitignore.exists():
-                gitignore.write_text("# created by skills-lsp\n*\n", encoding="utf-8")
+            make_cache_folder(self.directory)
             payload = json.dumps({"format": _CACHE_FORMAT, "version": __version__, "entries": self.entries})
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".check-", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
