@@ -145,7 +145,7 @@ def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]
             message = messages.get(key)
             if message is None:
                 message = messages[key] = _listing_message(runtime, placement, listing.needed, listing.budget)
-            yield skill, Report(skill.description_range or skill.name_range or Range.point(0, 0), message)
+            yield skill, Report(_listing_anchor(skill), message)
 
 
 def listing_report(
@@ -154,8 +154,12 @@ def listing_report(
     """SK703's report for one skill's place in an over-budget listing (None: nothing to say)."""
     if budget is None or needed <= budget or not placement.cut:
         return None
-    where = skill.description_range or skill.name_range or Range.point(0, 0)
-    return Report(where, _listing_message(runtime, placement, needed, budget))
+    return Report(_listing_anchor(skill), _listing_message(runtime, placement, needed, budget))
+
+
+def _listing_anchor(skill: NamedSkill) -> Range:
+    """Where a listing report points: the description, else the name, else the file's start."""
+    return skill.description_range or skill.name_range or Range.point(0, 0)
 
 
 def _listing_message(runtime: Runtime, placement: Placement, needed: int, budget: int) -> str:
