@@ -51,6 +51,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:  # the server parses its own options (editors add --stdio)
+        from skills_lsp.server.generated_code import keep_generated_code
+
+        keep_generated_code()  # before lsprotocol's classes are made: their methods are generated code
         from skills_lsp.server.app import main as serve
 
         return serve(arguments[1:])

@@ -1,0 +1,183 @@
+"""The code that attrs and cattrs generate for lsprotocol's types, kept compiled between starts.
+
+lsprotocol defines about 560 attrs classes. For each, attrs writes `__init__`, `__eq__`,
+`__repr__`... as source text and compiles it, and pygls' cattrs converter does the same for every
+message type the server meets. Compiling that text is about half of lsprotocol's import and of the
+converters' first use: 0.2-0.3 s of every start, on one core, before the server can answer.
+The same text compiled with the same flags by the same Python gives the same code, so the code
+objects are kept, marshalled, in the user's cache folder, and looked up by (filename, text,
+flags): a start that finds them all compiles nothing.
+
+The hook is the name `compile` in the modules that generate code (GENERATORS): a global of the
+module shadows the builtin for that module alone, so nothing of theirs is replaced, and a version of
+them that no longer calls `compile` just finds no hook. The file is a frame (core/files/frames.py:
+written atomically, checked by SHA-256, ignored when cut short or altered) whose key holds Python's
+bytecode magic number and the generating modules' files (path, size, mtime), so an upgrade starts a
+new file. A table that does not unmarshal to code objects is ignored. It is saved when something
+new was compiled: once the server has run for SAVE_AFTER seconds, and at exit.
+"""
+
+from __future__ import annotations
+import __future__
+
+import atexit
+import builtins
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import logging
+import marshal
+import os
+import threading
+import time
+from pathlib import Path
+from types import CodeType, ModuleType
+from typing import Any
+
+from skills_lsp.core.files.cache import user_cache_dir
+from skills_lsp.core.files.frames import read_frame, write_frame
+
+# The modules whose `compile` calls make the generated code (attrs' classes, cattrs' hooks).
+GENERATORS = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
+FORMAT = b"generated-code 1"
+SAVE_AFTER = 20.0  # seconds: by then a start has made its converters for the first messages
+UNUSED_FOR = 30 * 24 * 3600  # a file no start has read for this long (an older attrs') is removed
+ABANDONED_AFTER = 3600  # a temporary file this old was left by a process that died writing it
+
+log = logging.getLogger(__name__)
+
+Key = tuple[str, str, int]  # filename, source text, compiler flags
+
+
+def _future_flags(module: ModuleType) -> int:
+    """The compiler flags of the `from __future__` imports in effect in `module`: what `compile`
+    called from there inherits, and so what the hook must pass to give the same code."""
+    flags = 0
+    for value in vars(module).values():
+        if isinstance(value, __future__._Feature):
+            flags |= value.compiler_flag
+    return flags
+
+
+class GeneratedCode:
+    """A table of compiled generated code, the hook that serves it, and its file."""
+
+    def __init__(self, file: Path, key: bytes) -> None:
+        self.file = file
+        self.key = key
+        self.table: dict[Key, CodeType] = {}
+        self.compiled = 0  # entries compiled since the table was last read or saved
+        self.hits = 0
+        self._lock = threading.Lock()
+        self._hooked: list[ModuleType] = []
+
+    def load(self) -> None:
+        """Read the kept table; a missing, damaged or foreign file leaves it empty."""
+        data = read_frame(self.file, self.key, whole=True)
+        if not isinstance(data, bytes):
+            return
+        try:
+            table = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            return
+        if isinstance(table, dict) and all(
+            isinstance(k, tuple) and len(k) == 3 and isinstance(v, CodeType) for k, v in table.items()
+        ):
+            self.table = table
+            with contextlib.suppress(OSError):
+                os.utime(self.file)  # in use: kept by _prune_unused
+
+    def hook(self, module: ModuleType) -> None:
+        """Serve `module`'s `compile` calls from the table."""
+        flags = _future_flags(module)
+
+        def compile(source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
+            if (
+                args
+                or kwargs
+                or mode != "exec"
+                or not isinstance(source, str)
+                or not isinstance(filename, str)
+            ):
+                return builtins.compile(source, filename, mode, *args, **kwargs)
+            key = (filename, source, flags)
+            code = self.table.get(key)
+            if code is None:
+                code = builtins.compile(source, filename, mode, flags, True)
+                with self._lock:
+                    self.table[key] = code
+                    self.compiled += 1
+            else:
+                self.hits += 1
+            return code
+
+        module.compile = compile  # type: ignore[attr-defined]  # a global shadowing the builtin
+        self._hooked.append(module)
+
+    def unhook(self) -> None:
+        """Give the hooked modules the builtin `compile` back."""
+        for module in self._hooked:
+            vars(module).pop("compile", None)
+        self._hooked.clear()
+
+    def save(self) -> bool:
+        """Write the table if something new was compiled since it was read or saved; False when
+        nothing was written (nothing new, or the cache folder is not writable)."""
+        with self._lock:
+            compiled, self.compiled = self.compiled, 0
+            table = dict(self.table)
+        log.debug("generated code: %d served from %s, %d compiled", self.hits, self.file, compiled)
+        if not compiled:
+            return False
+        if not write_frame(self.file, self.key, marshal.dumps(table)):
+            with self._lock:
+                self.compiled += compiled  # tried again at the next save
+            return False
+        _prune_unused(self.file)
+        return True
+
+
+def _stamp(module: ModuleType) -> bytes:
+    path = getattr(module, "__file__", None) or ""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path.encode("utf-8", "surrogateescape")
+    return f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode("utf-8", "surrogateescape")
+
+
+def _prune_unused(keep: Path) -> None:
+    """Remove the tables no start has read for UNUSED_FOR (an older attrs', lsprotocol's or
+    Python's) and temporary files left by processes that died writing one."""
+    now = time.time()
+    for other in keep.parent.iterdir():
+        with contextlib.suppress(OSError):
+            limit = ABANDONED_AFTER if other.name.endswith(".tmp") else UNUSED_FOR
+            if other != keep and other.suffix in (".frame", ".tmp") and now - other.stat().st_mtime > limit:
+                other.unlink()
+
+
+def keep_generated_code(
+    folder: Path | None = None, save_after: float | None = SAVE_AFTER
+) -> GeneratedCode | None:
+    """Serve the generating modules' `compile` from the table kept in `folder` (default: the user
+    cache's `generated-code`), saved after `save_after` seconds (None: only at exit) and at exit.
+    Call before lsprotocol is imported. None when attrs or cattrs cannot be imported."""
+    try:
+        modules = [importlib.import_module(name) for name in GENERATORS]
+    except ImportError:
+        return None
+    key = FORMAT + b"\0" + importlib.util.MAGIC_NUMBER + b"\0" + b"\0".join(_stamp(m) for m in modules)
+    folder = folder if folder is not None else user_cache_dir() / "generated-code"
+    file = folder / f"{hashlib.sha256(key).hexdigest()[:16]}.frame"
+    kept = GeneratedCode(file, key)
+    kept.load()
+    for module in modules:
+        kept.hook(module)
+    atexit.register(kept.save)
+    if save_after is not None:
+        timer = threading.Timer(save_after, kept.save)
+        timer.daemon = True  # never holds up an exit; the atexit save covers it
+        timer.start()
+    return kept
