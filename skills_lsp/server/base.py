@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 from skills_lsp._version import __version__
 from skills_lsp.core.model import Finding
 from skills_lsp.core.parse.frontmatter import Document, parse_text, split_lines
-from skills_lsp.server import cold_build
+from skills_lsp.server import cold_build, generated_code
 from skills_lsp.server.folder import FileRole, Folder
 from skills_lsp.server.positions import Codec
 from skills_lsp.server.protocol import SkillsProtocol
@@ -100,6 +100,7 @@ class SkillsLanguageServer(LanguageServer):
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
+            asyncio.get_running_loop().call_later(generated_code.SAVE_AFTER, generated_code.save_kept)
             try:
                 await run_async(
                     stop_event=stop_event,

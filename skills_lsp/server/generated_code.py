@@ -14,7 +14,8 @@ them that no longer calls `compile` just finds no hook. The file is a frame (cor
 written atomically, checked by SHA-256, ignored when cut short or altered) whose key holds Python's
 bytecode magic number and the generating modules' files (path, size, mtime), so an upgrade starts a
 new file. A table that does not unmarshal to code objects is ignored. It is saved when something
-new was compiled: once the server has run for SAVE_AFTER seconds, and at exit.
+new was compiled: once the server has run for SAVE_AFTER seconds (from its event loop: no thread
+of its own, as a process with threads must not fork), and at exit.
 """
 
 from __future__ import annotations
@@ -158,12 +159,14 @@ def _prune_unused(keep: Path) -> None:
                 other.unlink()
 
 
-def keep_generated_code(
-    folder: Path | None = None, save_after: float | None = SAVE_AFTER
-) -> GeneratedCode | None:
+_kept: GeneratedCode | None = None  # this process's table, once keep_generated_code has run
+
+
+def keep_generated_code(folder: Path | None = None) -> GeneratedCode | None:
     """Serve the generating modules' `compile` from the table kept in `folder` (default: the user
-    cache's `generated-code`), saved after `save_after` seconds (None: only at exit) and at exit.
-    Call before lsprotocol is imported. None when attrs or cattrs cannot be imported."""
+    cache's `generated-code`), saved at exit and by `save_kept`. Call before lsprotocol is
+    imported. None when attrs or cattrs cannot be imported."""
+    global _kept
     try:
         modules = [importlib.import_module(name) for name in GENERATORS]
     except ImportError:
@@ -176,8 +179,11 @@ def keep_generated_code(
     for module in modules:
         kept.hook(module)
     atexit.register(kept.save)
-    if save_after is not None:
-        timer = threading.Timer(save_after, kept.save)
-        timer.daemon = True  # never holds up an exit; the atexit save covers it
-        timer.start()
+    _kept = kept
     return kept
+
+
+def save_kept() -> bool:
+    """Save this process's table now if something new was compiled (the server calls it once it
+    has run SAVE_AFTER seconds: a server killed outright never reaches its exit)."""
+    return _kept.save() if _kept is not None else False

@@ -4,6 +4,7 @@ server's second start compiles nothing."""
 
 from __future__ import annotations
 
+import atexit
 import marshal
 import os
 import sys
@@ -151,13 +152,20 @@ def test_tables_unused_for_a_month_and_abandoned_temporary_files_are_removed(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "code.frame", "recent.frame"]
 
 
-def test_keep_generated_code_uses_the_user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keep_generated_code_uses_the_user_cache_and_save_kept_saves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    table = keep_generated_code(save_after=None)
+    monkeypatch.setattr(generated_code, "_kept", None)
+    assert not generated_code.save_kept()  # nothing kept in this process yet
+    table = keep_generated_code()
     assert table is not None
+    atexit.unregister(table.save)
     try:
         assert table.file.parent == tmp_path / "skills-lsp" / "generated-code"
         assert table.key.startswith(generated_code.FORMAT)
+        make_class()
+        assert generated_code.save_kept() and table.file.is_file()
     finally:
         table.unhook()
 
