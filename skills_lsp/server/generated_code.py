@@ -12,10 +12,11 @@ The hook is the name `compile` in the modules that generate code (GENERATORS): a
 module shadows the builtin for that module alone, so nothing of theirs is replaced, and a version of
 them that no longer calls `compile` just finds no hook. The file is a frame (core/files/frames.py:
 written atomically, checked by SHA-256, ignored when cut short or altered) whose key holds Python's
-bytecode magic number and the generating modules' files (path, size, mtime), so an upgrade starts a
-new file. A table that does not unmarshal to code objects is ignored. It is saved when something
-new was compiled: once the server has run for SAVE_AFTER seconds (from its event loop: no thread
-of its own, as a process with threads must not fork), and at exit.
+bytecode magic number, its optimisation level (`-O`) and the generating modules' files (path,
+size, mtime), so an upgrade starts a new file. A table that does not unmarshal to code objects is
+ignored. It is saved when something new was compiled: once the server has run for SAVE_AFTER
+seconds (from its event loop: no thread of its own, as a process with threads must not fork), and
+at exit.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import importlib.util
 import logging
 import marshal
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -171,7 +173,9 @@ def keep_generated_code(folder: Path | None = None) -> GeneratedCode | None:
         modules = [importlib.import_module(name) for name in GENERATORS]
     except ImportError:
         return None
-    key = FORMAT + b"\0" + importlib.util.MAGIC_NUMBER + b"\0" + b"\0".join(_stamp(m) for m in modules)
+    # `python -O` compiles without asserts and `__debug__` blocks: its code is kept apart.
+    optimize = str(sys.flags.optimize).encode()
+    key = b"\0".join([FORMAT, importlib.util.MAGIC_NUMBER, optimize, *(_stamp(m) for m in modules)])
     folder = folder if folder is not None else user_cache_dir() / "generated-code"
     file = folder / f"{hashlib.sha256(key).hexdigest()[:16]}.frame"
     kept = GeneratedCode(file, key)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import marshal
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,3 +203,14 @@ async def test_a_servers_second_start_compiles_no_generated_code(tmp_path: Path)
     second = [line for line in (tmp_path / "second.log").read_text().splitlines() if "generated code" in line]
     assert second and second[-1].endswith(" 0 compiled"), second
     assert " 0 served" not in second[-1]
+
+
+def test_code_compiled_under_python_O_is_kept_apart(tmp_path: Path) -> None:
+    # -O drops asserts and `if __debug__:` blocks from what compile makes: never served to a plain run.
+    script = "from skills_lsp.server import generated_code as g; print(g.keep_generated_code().file)"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    files = set()
+    for flags in ([], ["-O"], ["-OO"]):
+        run = subprocess.run([sys.executable, *flags, "-c", script], env=env, capture_output=True, check=True)
+        files.add(run.stdout.strip())
+    assert len(files) == 3
