@@ -25,12 +25,15 @@ import __future__
 import atexit
 import builtins
 import contextlib
+import functools
 import hashlib
 import importlib
 import importlib.util
 import logging
 import marshal
+import operator
 import os
+import stat
 import sys
 import threading
 import time
@@ -53,14 +56,12 @@ log = logging.getLogger(__name__)
 Key = tuple[str, str, int]  # filename, source text, compiler flags
 
 
-def _future_flags(module: ModuleType) -> int:
-    """The compiler flags of the `from __future__` imports in effect in `module`: what `compile`
-    called from there inherits, and so what the hook must pass to give the same code."""
-    flags = 0
-    for value in vars(module).values():
-        if isinstance(value, __future__._Feature):
-            flags |= value.compiler_flag
-    return flags
+# Every `from __future__` compiler flag: what `compile` inherits from the code that calls it.
+FUTURE_FLAGS = functools.reduce(
+    operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
+)
+# Folder or file mode bits that let another user write: such a table is not read (it is code).
+WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
 
 
 class GeneratedCode:
@@ -72,11 +73,15 @@ class GeneratedCode:
         self.table: dict[Key, CodeType] = {}
         self.compiled = 0  # entries compiled since the table was last read or saved
         self.hits = 0
+        self.used: set[Key] = set()  # served or compiled by this process: what a save keeps
         self._lock = threading.Lock()
         self._hooked: list[ModuleType] = []
 
     def load(self) -> None:
-        """Read the kept table; a missing, damaged or foreign file leaves it empty."""
+        """Read the kept table; a missing, damaged or foreign file leaves it empty, and so does one
+        that another user could have written (it holds code this process runs)."""
+        if not (_own_and_private(self.file.parent) and _own_and_private(self.file)):
+            return
         data = read_frame(self.file, self.key, whole=True)
         if not isinstance(data, bytes):
             return
@@ -93,7 +98,6 @@ class GeneratedCode:
 
     def hook(self, module: ModuleType) -> None:
         """Serve `module`'s `compile` calls from the table."""
-        flags = _future_flags(module)
 
         def compile(source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
             if (
@@ -104,8 +108,12 @@ class GeneratedCode:
                 or not isinstance(filename, str)
             ):
                 return builtins.compile(source, filename, mode, *args, **kwargs)
+            # The flags the builtin would inherit from its caller (`from __future__ import annotations`).
+            flags = sys._getframe(1).f_code.co_flags & FUTURE_FLAGS
             key = (filename, source, flags)
-            code = self.table.get(key)
+            with self._lock:
+                code = self.table.get(key)
+                self.used.add(key)
             if code is None:
                 code = builtins.compile(source, filename, mode, flags, True)
                 with self._lock:
@@ -126,19 +134,38 @@ class GeneratedCode:
 
     def save(self) -> bool:
         """Write the table if something new was compiled since it was read or saved; False when
-        nothing was written (nothing new, or the cache folder is not writable)."""
+        nothing was written (nothing new, or the cache folder is not writable). Only what this
+        process served or compiled is written: attrs puts a per-process number in some classes'
+        source (a `__hash__` with `hash(filename)`, different in every run), and a table that kept
+        every run's would grow at each start."""
         with self._lock:
             compiled, self.compiled = self.compiled, 0
-            table = dict(self.table)
+            table = {key: self.table[key] for key in self.used}
         log.debug("generated code: %d served from %s, %d compiled", self.hits, self.file, compiled)
         if not compiled:
             return False
-        if not write_frame(self.file, self.key, marshal.dumps(table)):
+        with contextlib.suppress(OSError):  # write_frame says whether the folder can be written
+            self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private = _own_and_private(self.file.parent)
+        if not private or not write_frame(self.file, self.key, marshal.dumps(table)):
             with self._lock:
                 self.compiled += compiled  # tried again at the next save
             return False
         _prune_unused(self.file)
         return True
+
+
+def _own_and_private(path: Path) -> bool:
+    """Whether `path` is missing, or this user's and writable by no other (as ssh asks of its
+    keys): a table is code this process runs, so it is read only from where only this user writes."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    owner = getattr(os, "getuid", lambda: info.st_uid)()
+    return info.st_uid == owner and not info.st_mode & WRITABLE_BY_OTHERS and not stat.S_ISLNK(info.st_mode)
 
 
 def _stamp(module: ModuleType) -> bytes:
@@ -169,17 +196,21 @@ def keep_generated_code(folder: Path | None = None) -> GeneratedCode | None:
     cache's `generated-code`), saved at exit and by `save_kept`. Call before lsprotocol is
     imported. None when attrs or cattrs cannot be imported."""
     global _kept
+    if not hasattr(sys, "_getframe"):
+        return None  # the hook needs its caller's flags (CPython, PyPy)
     try:
         modules = [importlib.import_module(name) for name in GENERATORS]
-    except ImportError:
+        # `python -O` compiles without asserts and `__debug__` blocks: its code is kept apart, as
+        # is another Python's (a patch release keeps the magic number but may compile otherwise).
+        settings = f"{sys.version}\0{sys.flags.optimize}".encode()
+        key = b"\0".join([FORMAT, importlib.util.MAGIC_NUMBER, settings, *(_stamp(m) for m in modules)])
+        folder = folder if folder is not None else user_cache_dir() / "generated-code"
+        file = folder / f"{hashlib.sha256(key).hexdigest()[:16]}.frame"
+        kept = GeneratedCode(file, key)
+        kept.load()
+    except Exception as exc:  # no home folder, an unreadable cache...: a slower start, never none
+        log.debug("generated code not kept: %s", exc)
         return None
-    # `python -O` compiles without asserts and `__debug__` blocks: its code is kept apart.
-    optimize = str(sys.flags.optimize).encode()
-    key = b"\0".join([FORMAT, importlib.util.MAGIC_NUMBER, optimize, *(_stamp(m) for m in modules)])
-    folder = folder if folder is not None else user_cache_dir() / "generated-code"
-    file = folder / f"{hashlib.sha256(key).hexdigest()[:16]}.frame"
-    kept = GeneratedCode(file, key)
-    kept.load()
     for module in modules:
         kept.hook(module)
     atexit.register(kept.save)

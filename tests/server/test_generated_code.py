@@ -3,10 +3,12 @@ the code `compile` would have made, a damaged or foreign file is never trusted, 
 server's second start compiles nothing."""
 
 from __future__ import annotations
+import __future__
 
 import atexit
 import marshal
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -72,8 +74,8 @@ def test_served_code_is_what_compile_makes(kept: GeneratedCode) -> None:
     plain = codes(methods(make_class()))
     assert hooked == plain  # code objects compare bytecode, constants, names and flags
     assert [c.co_flags for c in hooked] == [c.co_flags for c in plain]  # type: ignore[attr-defined]
-    # `from __future__ import annotations` in attrs' module is inherited, as by its own compile.
-    assert all(c.co_flags for c in hooked)  # type: ignore[attr-defined]
+    # `from __future__ import annotations` in attrs' and cattrs' modules is inherited, as by their compile.
+    assert all(c.co_flags & __future__.annotations.compiler_flag for c in hooked)  # type: ignore[attr-defined]
 
 
 def test_a_saved_table_serves_the_next_process(kept: GeneratedCode, tmp_path: Path) -> None:
@@ -214,3 +216,60 @@ def test_code_compiled_under_python_O_is_kept_apart(tmp_path: Path) -> None:
         run = subprocess.run([sys.executable, *flags, "-c", script], env=env, capture_output=True, check=True)
         files.add(run.stdout.strip())
     assert len(files) == 3
+
+
+def test_a_save_keeps_only_what_this_process_used(tmp_path: Path) -> None:
+    # attrs writes hash(filename), different in every process, into some classes' source: entries
+    # no later process asks for must not pile up.
+    file, key = tmp_path / "code.frame", b"k"
+    first = GeneratedCode(file, key)
+    first.hook(attr._make)
+    try:
+        make_class()
+        for number in range(3):
+            attrs.define(type(f"Once{number}", (), {"__annotations__": {"x": "int"}}))
+    finally:
+        first.unhook()
+    assert first.save()
+    later = GeneratedCode(file, key)
+    later.load()
+    assert len(later.table) == len(first.table)
+    class_through(later)  # uses make_class's entries only, and compiles nothing
+    assert later.compiled == 0 and not later.save()
+    later.hook(attr._make)
+    try:
+        attrs.define(type("Another", (), {"__annotations__": {"y": "int"}}))
+    finally:
+        later.unhook()
+    assert later.save()
+    reread = GeneratedCode(file, key)
+    reread.load()
+    assert set(reread.table) == later.used
+    assert not any("Once" in filename for filename, _, _ in reread.table)
+    assert any("Another" in filename for filename, _, _ in reread.table)
+
+
+@pytest.mark.parametrize("loose", ["file", "folder"])
+def test_a_table_another_user_could_write_is_neither_read_nor_written(tmp_path: Path, loose: str) -> None:
+    folder = tmp_path / "generated-code"
+    table = GeneratedCode(folder / "code.frame", b"k")
+    class_through(table)
+    assert table.save()
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(table.file.stat().st_mode) == 0o600
+    (table.file if loose == "file" else folder).chmod(0o666 if loose == "file" else 0o777)
+    reader = GeneratedCode(table.file, b"k")
+    reader.load()
+    assert reader.table == {}  # it holds code: from a folder or file others can write, never run
+    if loose == "folder":
+        class_through(reader)
+        assert not reader.save()
+
+
+def test_no_home_folder_costs_only_the_kept_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(generated_code, "user_cache_dir", no_home)
+    monkeypatch.setattr(generated_code, "_kept", None)
+    assert keep_generated_code() is None
+    assert "compile" not in vars(attr._make)

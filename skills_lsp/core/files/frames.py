@@ -4,7 +4,9 @@ A frame is MAGIC, key length (u32), key (what must have written it: a format and
 version), payload length (u64), SHA-256 of the payload, the payload (a pickle). A frame whose
 magic, key, length or checksum does not match is ignored (and written again by its user): a
 truncated, corrupt or foreign-version file is never trusted. The payload is read by an unpickler
-that only builds the few classes a frame may hold (no arbitrary code from a file in the cache).
+that only builds the few classes a frame may hold (no arbitrary code from a file in the cache;
+the one exception, server/generated_code.py's table of compiled code, is read only from a folder
+and a file that this user alone can write).
 Every write goes to a temporary file renamed into place, so a reader sees one whole frame or the
 previous one, and of two processes writing at once the last rename wins with a whole frame.
 
