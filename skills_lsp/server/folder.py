@@ -18,7 +18,7 @@ from skills_lsp.core.files.cache import find_config
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import kind_of, workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, path_text
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.overlap import Collision
@@ -151,7 +151,7 @@ class Folder:
                 (d.name, d.description, _absolute(normalised), d.when_to_use, normalised)
                 for d in self.index
                 if d.kind is not FileKind.CONVENTION
-                for normalised in (os.path.normpath(d.path),)
+                for normalised in (os.path.normpath(path_text(d)),)
             )
             self._listed = (self._changes, listed(rows), {})
         tables = self._listed[2]

@@ -47,6 +47,7 @@ from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
     SkillIndex,
+    path_text,
     read_each,
     read_workspace_document,
     workspace_files,
@@ -83,8 +84,8 @@ def _saved(record: Record) -> _SavedRecord:
     size, mtime, kind, digest, doc = record
     if doc is None:
         return size, mtime, kind, digest, None
-    state = {k: v for k, v in doc.__dict__.items() if k not in ("body", "_body_loader")}
-    state["path"] = os.fspath(doc.path)
+    state = {k: v for k, v in doc.__dict__.items() if k not in ("body", "_body_loader", "_path_text")}
+    state["path"] = path_text(doc)
     return size, mtime, kind, digest, state
 
 
@@ -220,10 +221,11 @@ class _Spool(_Bodies):
 
 
 def _document(state: dict[str, Any], bodies: _Bodies) -> SkillDocument:
+    """A saved document; its path is made when first asked for (skill_index.path_text)."""
     doc = SkillDocument.__new__(SkillDocument)
-    doc.__dict__.update(state)
-    doc.__dict__["path"] = Path(state["path"])
-    doc.__dict__["_body_loader"] = bodies
+    state["_path_text"] = state.pop("path")
+    state["_body_loader"] = bodies
+    doc.__dict__ = state
     return doc
 
 

@@ -560,6 +560,36 @@ def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path
     assert [d.to_json() for d in load(root, cache)] == [d.to_json() for d in fresh]  # read from the files
 
 
+def test_paths_are_made_on_first_use_and_are_those_of_a_fresh_build(tmp_path: Path) -> None:
+    """A warm load keeps each saved document's path as text until it is asked for (16,000 Paths
+    were 0.1 s of a warm start): the keys made of every path (a saved search's, the index's
+    lookup by path) read the text; the path, its pickle and the store saved again are a fresh
+    build's."""
+    from skills_lsp.core.index.skill_index import path_text
+    from skills_lsp.core.routing.ranking import documents_key
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    fresh = load_workspace_index(root)
+    load(root, cache)
+    warm = load(root, cache)
+    assert all("path" not in doc.__dict__ for doc in warm)  # nothing asked for a path yet
+    assert [path_text(d) for d in warm] == [os.fspath(d.path) for d in fresh]
+    assert documents_key(warm.skills(), 1) == documents_key(fresh.skills(), 1)
+    some = fresh.skills()[3]
+    found = warm.find_by_path(os.fspath(some.path))  # the lookup by path, made of the texts
+    assert all("path" not in doc.__dict__ for doc in warm if doc is not found)
+    assert found == some
+    restored = pickle.loads(pickle.dumps(warm.skills()))  # a lazy document pickles with its path
+    assert restored == fresh.skills() and all(isinstance(d.__dict__["path"], Path) for d in restored)
+    assert all("_path_text" not in d.__dict__ for d in restored)
+    assert [d.path for d in warm] == [d.path for d in fresh] and all(isinstance(d.path, Path) for d in warm)
+    edited = write_skill(root, "s2", skill("s2", "edited now", "other words"))
+    again = load(root, cache)  # the store saved again, with the texts of the documents not read
+    assert again == load_workspace_index(root) and again.find_by_path(edited) is not None
+    assert load(root, cache) == again
+
+
 def test_bodies_are_read_from_the_store_each_time_and_never_kept(tmp_path: Path) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     make_workspace(root, 9)
