@@ -546,12 +546,17 @@ def test_warm_index_keeps_the_saved_order_and_still_follows_changes(tmp_path: Pa
     assert [d.to_json() for d in warm] == [d.to_json() for d in fresh]
 
 
-def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path) -> None:
+def fresh_and_warm(tmp_path: Path) -> tuple[Path, Path, SkillIndex, SkillIndex]:
+    """A workspace of 9 skills, its cache, its fresh build and a warm load of its saved store."""
     root, cache = tmp_path / "ws", tmp_path / "cache"
     make_workspace(root, 9)
     fresh = load_workspace_index(root)
     load(root, cache)
-    warm = load(root, cache)
+    return root, cache, fresh, load(root, cache)
+
+
+def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path) -> None:
+    root, cache, fresh, warm = fresh_and_warm(tmp_path)
     assert all("body" not in doc.__dict__ for doc in warm)  # nothing asked for a body yet
     assert [d.body for d in warm] == [d.body for d in fresh]
     restored = pickle.loads(pickle.dumps(load(root, cache).skills()))  # a lazy document pickles whole
@@ -568,11 +573,7 @@ def test_paths_are_made_on_first_use_and_are_those_of_a_fresh_build(tmp_path: Pa
     from skills_lsp.core.index.skill_index import path_text
     from skills_lsp.core.routing.ranking import documents_key
 
-    root, cache = tmp_path / "ws", tmp_path / "cache"
-    make_workspace(root, 9)
-    fresh = load_workspace_index(root)
-    load(root, cache)
-    warm = load(root, cache)
+    root, cache, fresh, warm = fresh_and_warm(tmp_path)
     assert all("path" not in doc.__dict__ for doc in warm)  # nothing asked for a path yet
     assert [path_text(d) for d in warm] == [os.fspath(d.path) for d in fresh]
     assert documents_key(warm.skills(), 1) == documents_key(fresh.skills(), 1)
