@@ -61,6 +61,9 @@ DOCUMENTS_FILE = "index-documents.bin"
 BODIES_FILE = "index-bodies.bin"
 LISTING_FILE = "index-listing.bin"
 _COPY_BYTES = 1 << 20  # what a save copies of the spooled bodies at a time
+# FileKind by value and back, by lookup: Enum's call and `.value` were 0.04 s of a warm load's 16,000 files.
+_KINDS = {kind.value: kind for kind in FileKind}
+_KIND_VALUES = {kind: kind.value for kind in FileKind}
 
 
 def schema_key(kind: str) -> bytes:
@@ -326,7 +329,7 @@ class DocumentStore:
         """The saved document of `path` and its record, when its content has not changed."""
         size, mtime = stamp
         old = self.records.get(path)
-        if old is None or old[2] != kind.value:
+        if old is None or old[2] != _KIND_VALUES[kind]:
             return None
         same_stamp = old[0] == size and old[1] == mtime
         # Stamps within RACY_NS of the save are hashed again (see the module doc).
@@ -434,7 +437,8 @@ def _listing(
         saved = read_frame(file, schema_key("listing"))
         if saved is not None and listing_holds(saved, key, fresh_since):
             try:
-                return dict(zip(saved["paths"], map(FileKind, saved["kinds"]), strict=True)), saved
+                kinds = map(_KINDS.__getitem__, saved["kinds"])
+                return dict(zip(saved["paths"], kinds, strict=True)), saved
             except (KeyError, TypeError, ValueError):
                 pass
     started = time.time_ns()

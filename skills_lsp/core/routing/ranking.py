@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skills_lsp.core.index.skill_index import path_text
+from skills_lsp.core.model import FileKind
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
 from skills_lsp.core.text import ascii_lower
 
 if TYPE_CHECKING:
     from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+
+_KIND_VALUES = {kind: kind.value for kind in FileKind}  # a lookup: Enum's `.value` is a descriptor call
 
 
 def documents_key(docs: list[SkillDocument], *version: object) -> str:
@@ -24,7 +27,7 @@ def documents_key(docs: list[SkillDocument], *version: object) -> str:
     every field a document parses from its file)."""
     digest = hashlib.sha256(repr((*version, len(docs))).encode())
     for doc in docs:
-        line = f"{path_text(doc)}\0{doc.hash}\0{doc.kind.value}\0{doc.name}\0{doc.tags}\n"
+        line = f"{path_text(doc)}\0{doc.hash}\0{_KIND_VALUES[doc.kind]}\0{doc.name}\0{doc.tags}\n"
         digest.update(line.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 

@@ -501,6 +501,24 @@ def test_damaged_listing_is_walked_again(tmp_path: Path, monkeypatch: pytest.Mon
     assert read_frame(store_of(cache) / LISTING_FILE, schema_key("listing")) is not None  # anew
 
 
+def test_a_listing_naming_an_unknown_kind_is_walked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole frame this code did not write (a kind it does not know) is no listing: the tree is
+    walked again (the kinds are looked up by value, not made by FileKind's call)."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    load(root, cache)
+    age(cache)
+    frame = store_of(cache) / LISTING_FILE
+    listing = read_frame(frame, schema_key("listing"))
+    assert listing is not None
+    listing["kinds"][0] = "a-kind-of-the-future"
+    assert write_frame(frame, schema_key("listing"), listing)
+    count = walks(monkeypatch)
+    assert load(root, cache) == load_workspace_index(root) and len(count) == 1
+
+
 def lexical_answers(index: SkillIndex) -> list[list[tuple[str, float]]]:
     policy = SelectionPolicy(top_k=20, min_score=0.0)
     search = LexicalScorer(index).search()
