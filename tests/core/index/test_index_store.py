@@ -113,6 +113,52 @@ def test_touched_file_with_the_same_content_is_not_parsed_again(tmp_path: Path) 
     assert load(root, cache) == load_workspace_index(root)
 
 
+def rewrite_keeping_mtime(path: Path, text: str) -> None:
+    """Write `text` over `path` and give it back its mtime (an edit within one clock tick)."""
+    before = os.stat(path)
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_an_edit_that_keeps_the_stamp_is_seen_when_the_stamp_is_recent(tmp_path: Path) -> None:
+    """A same-size edit in the clock tick of the save keeps (size, mtime): stamps that recent are
+    hashed again, never trusted on their own (the warm load's quick check included)."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    path = root / "skills" / "s1" / "SKILL.md"
+    load(root, cache)  # saved now: the files' mtimes are within RACY_NS of the save
+    old = path.read_text(encoding="utf-8")
+    rewrite_keeping_mtime(path, old.replace("helper 1", "helpor 1"))
+    assert len(path.read_text(encoding="utf-8")) == len(old)
+    assert load(root, cache) == load_workspace_index(root)
+    assert "helpor 1" in load(root, cache).find_by_path(path).description  # type: ignore[union-attr]
+
+
+def test_an_edit_that_keeps_the_mtime_but_not_the_size_is_seen(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    path = root / "skills" / "s1" / "SKILL.md"
+    load(root, cache)
+    age(cache)  # every stamp old enough to be trusted: only the size tells
+    rewrite_keeping_mtime(path, skill("s1", "a longer description than before", "more words"))
+    assert load(root, cache) == load_workspace_index(root)
+
+
+def test_a_saved_document_of_another_kind_is_read_again(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    path = root / "skills" / "s1" / "SKILL.md"
+    load(root, cache)
+    age(cache)
+    kind = first_kind(root, path)
+    other = next(k for k in type(kind) if k is not kind)
+    warm = DocumentStore(store_of(cache))
+    warm.documents({os.path.normpath(path): other})
+    assert (warm.reused, warm.read) == (0, 1)
+    warm.documents({os.path.normpath(path): kind})
+    assert warm.reused == 1
+
+
 def first_kind(root: Path, path: Path):  # type: ignore[no-untyped-def]
     doc = load_workspace_index(root).find_by_path(path)
     assert doc is not None
