@@ -822,8 +822,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
     def _bulk_build(self, docs: list[SkillDocument]) -> None:
         """Every document at once into the compressed postings, with the same counts, lengths,
         slot order and vocabulary order as adding them one by one (`_bulk_postings`)."""
-        for doc in docs:
-            self._claim(doc)
+        self._claim_all(docs)
         built = _bulk_postings(docs, self.jobs if self.jobs is not None else _default_jobs())
         rows = built.rows  # made as the words were numbered
         self._vocabulary = rows if rows is not None else {w: r for r, w in enumerate(built.vocabulary)}
@@ -871,8 +870,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
             or any(length.nbytes != 4 * len(docs) for length in lengths)
         ):
             return False
-        for doc in docs:
-            self._claim(doc)
+        self._claim_all(docs)
         self._vocabulary = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
         self._indptr, self._base_slots, self._base_counts = indptr, slots, counts
         for f in range(len(FIELDS)):

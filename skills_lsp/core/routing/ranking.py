@@ -145,6 +145,14 @@ class SlottedSearch:
         self._live += 1
         return slot
 
+    def _claim_all(self, docs: list[SkillDocument]) -> None:
+        """`_claim` of each of `docs`, in order, at once (a warm load's 16,000 slots)."""
+        first = len(self._slots)
+        self._slots.extend(docs)
+        self._slot_of.update(zip(map(id, docs), range(first, first + len(docs)), strict=True))
+        self._alive.frombytes(b"\x01" * len(docs))
+        self._live += len(docs)
+
     def _forget(self, slot: int, doc: SkillDocument) -> None:
         """Hook: a slot died (`doc` left the index)."""
 
