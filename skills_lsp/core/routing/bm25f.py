@@ -762,8 +762,8 @@ class Bm25fScores:
             return total
         for word, repeat in words.items():
             slots, contribution = self._term_scores(word)
-            if len(slots):
-                total[slots] += repeat * contribution  # a word is in a slot's postings once
+            if len(slots):  # a word is in a slot's postings once; 1 x a value is that value
+                total[slots] += contribution if repeat == 1 else repeat * contribution
         evidence = total / self._idf(1)
         # Rounded as semantic's are: 6 decimals are plenty, and equal matches tie exactly.
         scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
