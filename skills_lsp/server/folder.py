@@ -18,7 +18,7 @@ from skills_lsp.core.files.cache import find_config
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import kind_of, workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
-from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
+from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, path_text
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.overlap import Collision
@@ -33,7 +33,15 @@ from skills_lsp.core.routing.queries import (
 )
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, built_scorers, prepare, select_skills
 from skills_lsp.core.rules.check import Manifest, load_manifest
-from skills_lsp.core.rules.listing import ListedSkill, ListingBase, Runtime, budget_variables, listing_base
+from skills_lsp.core.rules.listing import (
+    Listed,
+    ListingBase,
+    ListingTable,
+    Runtime,
+    budget_variables,
+    listed,
+    listing_table,
+)
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, load_folder_index, warm_up
 from skills_lsp.core.workspace.settings import load_config, unknown_overlap_names
@@ -109,7 +117,8 @@ class Folder:
     _changes: int = 0
     _changes_of: dict[str, int] = field(default_factory=dict)
     _listing_bases: dict[tuple[str, str], tuple[int, ListingBase]] = field(default_factory=dict)
-    _listed: tuple[int, list[tuple[str, ListedSkill]]] | None = None  # (changes, each skill's entry)
+    # (changes, every skill's entry, its table per runtime name)
+    _listed: tuple[int, Listed, dict[str, ListingTable]] | None = None
     _awaiting_results: int = 0  # requests inside results_async
     _lens_answered: float = -math.inf  # time.monotonic() when a lens of this folder was last resolved
     # Each skill buffer's last SK704 collisions, by normalised path: what its quick findings show
@@ -136,17 +145,20 @@ class Folder:
         if cached is not None and cached[0] == version:
             return cached[1]
         if self._listed is None or self._listed[0] != self._changes:
-            # Every skill's entry, made once per change of the index for all runtimes and paths:
+            # Every skill's entry, sorted once per change of the index for all runtimes and paths:
             # the first diagnostics of a skill at start-up ask for two runtimes over 15,000 skills.
-            entries = [
-                (key, ListedSkill(d.name, d.description, _absolute(key), d.when_to_use))
+            rows = (
+                (d.name, d.description, _absolute(normalised), d.when_to_use, normalised)
                 for d in self.index
                 if d.kind is not FileKind.CONVENTION
-                for key in (os.path.normpath(d.path),)
-            ]
-            self._listed = (self._changes, entries)
-        others = [listed for normalised, listed in self._listed[1] if normalised != key]
-        base = listing_base(runtime, others, environ=dict(self.config.budget_variables))
+                for normalised in (os.path.normpath(path_text(d)),)
+            )
+            self._listed = (self._changes, listed(rows), {})
+        tables = self._listed[2]
+        table = tables.get(runtime.name)
+        if table is None:
+            table = tables[runtime.name] = listing_table(runtime, self._listed[1])
+        base = table.base(environ=dict(self.config.budget_variables), without=key)
         self._listing_bases[(runtime.name, key)] = (version, base)
         return base
 

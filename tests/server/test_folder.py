@@ -37,3 +37,49 @@ def test_a_skills_trigger_evals_are_read_from_disk_when_asked_for(
     assert folder.cases_for(stray) == [] and folder.results_for(stray) == []
     evals.unlink()  # read once: a later change comes through the file's update (roles/queries.py)
     assert [c.query for c in folder.eval_cases_of(os.path.normpath(evals))] == ["fill this PDF form"]
+
+
+def test_a_skills_listing_base_is_every_other_skill_of_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SK703 places an open skill among the folder's others: the base the folder keeps (its
+    skills sorted and summed up once, the file's own entry dropped) is the listing of exactly the
+    others, before and after an edit elsewhere."""
+    from skills_lsp.core.rules.listing import RUNTIMES, ListedSkill, listing_base
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
+    root = tmp_path / "ws"
+    texts = {
+        "alpha": "---\nname: alpha\ndescription: Does alpha things. Use when asked.\n---\n# A\n",
+        "beta": "---\nname: beta\ndescription: " + "b" * 3000 + "\nwhen_to_use: On beta days.\n---\n# B\n",
+        "beta-too": "---\nname: beta\ndescription: A namesake of beta.\n---\n# B\n",
+        "gamma": "---\nname: gamma\ndescription: " + "g" * 900 + "\n---\n# G\n",
+    }
+    for folder_name, text in texts.items():
+        (root / "skills" / folder_name).mkdir(parents=True)
+        (root / "skills" / folder_name / "SKILL.md").write_text(text, encoding="utf-8")
+    (root / "AGENTS.md").write_text("# Conventions\nAlways be brief.\n", encoding="utf-8")  # never listed
+    state = State()
+    folder = state.load_folder(root)
+
+    def expected(runtime_name: str, path: Path) -> object:
+        others = [
+            ListedSkill(d.name, d.description, os.path.abspath(d.path), d.when_to_use)
+            for d in folder.index
+            if d.kind.value != "convention" and os.path.normpath(d.path) != os.path.normpath(path)
+        ]
+        return listing_base(RUNTIMES[runtime_name], others, environ={})
+
+    paths = [root / "skills" / name / "SKILL.md" for name in texts]
+    for _ in range(2):
+        for path in paths:
+            for name in ("claude-code", "codex", "gemini-cli"):
+                got = folder.listing_base(RUNTIMES[name], path)
+                assert got == expected(name, path)
+                assert len(got.keys) == len(texts) - 1
+        # An edit of one skill changes the others' listing: their bases follow it.
+        edited = paths[0].read_text(encoding="utf-8").replace("Does alpha things.", "a" * 1500)
+        paths[0].write_text(edited, encoding="utf-8")
+        state.update(paths[0], edited)
+    assert any("a" * 1500 in d.description for d in folder.index)

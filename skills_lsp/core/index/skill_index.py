@@ -126,8 +126,13 @@ class SkillDocument:
         def __getattr__(self, name):
             # Only reached for an attribute that is not set: the body of a document from the
             # persistent store, read from its file each time it is asked for and not kept (store.py:
-            # 20,000 bodies are most of an index's memory, and few are read twice).
-            loader = self.__dict__.get("_body_loader")
+            # 20,000 bodies are most of an index's memory, and few are read twice); its path, made
+            # from the text the store keeps when first asked for (path_text).
+            state = self.__dict__
+            if name == "path" and "_path_text" in state:
+                path = state["path"] = Path(state["_path_text"])
+                return path
+            loader = state.get("_body_loader")
             if name == "body" and loader is not None:
                 return loader(self)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -136,6 +141,8 @@ class SkillDocument:
             state = dict(self.__dict__)
             if state.pop("_body_loader", None) is not None:
                 state["body"] = self.body
+            if state.pop("_path_text", None) is not None:
+                state["path"] = self.path
             return state
 
     def summary(self) -> SkillSummary:
@@ -163,6 +170,20 @@ class SkillDocument:
             parts.append(f"You have access to the following tools: {', '.join(active_tools)}.")
         parts += [f"## Instructions\n{body}", "[/skill]"]
         return "\n\n".join(parts)
+
+
+def path_text(doc: SkillDocument) -> str:
+    """`os.fspath(doc.path)`, without making the Path of a document from the persistent store
+    until its path is asked for: the store keeps its text (`_path_text`, the fspath of the Path it
+    was saved from, so the same text), and 16,000 Paths made at a warm start took 0.1 s that the
+    keys and tables made of every document's path (`_paths`, a saved search's key, the listing)
+    do not need."""
+    state = doc.__dict__
+    path = state.get("path")
+    if path is None and "_path_text" in state:
+        text: str = state["_path_text"]
+        return text
+    return os.fspath(doc.path)
 
 
 def document_from_parsed(
@@ -267,7 +288,7 @@ class SkillIndex:
                 if self._by_path is None:
                     made: dict[str, list[SkillDocument]] = {}
                     for doc in self._docs:
-                        made.setdefault(os.path.normpath(doc.path), []).append(doc)
+                        made.setdefault(os.path.normpath(path_text(doc)), []).append(doc)
                     self._by_path = made
                 table = self._by_path
         return table

@@ -639,6 +639,7 @@ _CHUNK = 500  # documents per step of a bulk build (bounds its intermediate arra
 _MAX_JOBS = 4  # processes a bulk build uses at most
 _MIN_DOCS_PER_JOB = 2000  # below this a forked process costs more than it saves
 _ADDED_COUNTS = 64  # slots added one by one whose own counts are kept (an editor's open files)
+_NO_NORMS = np.zeros(0)  # in place of the length norms of a field a word is not in (never read)
 
 
 def _field_text(doc: SkillDocument, field: str) -> str:
@@ -761,8 +762,8 @@ class Bm25fScores:
             return total
         for word, repeat in words.items():
             slots, contribution = self._term_scores(word)
-            if len(slots):
-                total[slots] += repeat * contribution  # a word is in a slot's postings once
+            if len(slots):  # a word is in a slot's postings once; 1 x a value is that value
+                total[slots] += contribution if repeat == 1 else repeat * contribution
         evidence = total / self._idf(1)
         # Rounded as semantic's are: 6 decimals are plenty, and equal matches tie exactly.
         scaled: np.ndarray[Any, np.dtype[np.float64]] = np.round(evidence / (evidence + 1.0), 6)
@@ -803,6 +804,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         self._cached_for: tuple[int, tuple[float, ...]] | None = None
         self._contribution_bytes = 0
         self._norms: list[np.ndarray[Any, Any]] | None = None
+        self._dead: tuple[tuple[int, int, int], np.ndarray[Any, np.dtype[np.int64]]] | None = None
         self._frequencies: dict[str, int] = {}  # live document frequency per word, kept like the above
         # The counts per field of each live slot added one by one (an editor's upserts), by word:
         # its exact score for a request needs no search of the postings (scores_of()).
@@ -820,8 +822,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
     def _bulk_build(self, docs: list[SkillDocument]) -> None:
         """Every document at once into the compressed postings, with the same counts, lengths,
         slot order and vocabulary order as adding them one by one (`_bulk_postings`)."""
-        for doc in docs:
-            self._claim(doc)
+        self._claim_all(docs)
         built = _bulk_postings(docs, self.jobs if self.jobs is not None else _default_jobs())
         rows = built.rows  # made as the words were numbered
         self._vocabulary = rows if rows is not None else {w: r for r, w in enumerate(built.vocabulary)}
@@ -869,8 +870,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
             or any(length.nbytes != 4 * len(docs) for length in lengths)
         ):
             return False
-        for doc in docs:
-            self._claim(doc)
+        self._claim_all(docs)
         self._vocabulary = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
         self._indptr, self._base_slots, self._base_counts = indptr, slots, counts
         for f in range(len(FIELDS)):
@@ -975,12 +975,11 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
             empty = (np.zeros(0, np.int32), np.zeros(0))
             return empty
         norms = self._current_norms()
-        live = np.frombuffer(self._alive, dtype=np.int8)[all_slots].astype(bool)
-        slots = all_slots[live]
+        slots, counts = self._live_postings(all_slots, all_counts)
         self._frequencies[word] = len(slots)
-        contribution = self._contribution(
-            all_counts[:, live], [norms[f][slots] for f in range(len(FIELDS))], self._idf(len(slots))
-        )
+        # Only the fields the word is in are weighted (_contribution): the others' norms are not gathered.
+        field_norms = [norms[f][slots] if counts[f].any() else _NO_NORMS for f in range(len(FIELDS))]
+        contribution = self._contribution(counts, field_norms, self._idf(len(slots)))
         # Bounded by size: a common word's postings cover thousands of skills, and an editor's
         # first run of 100 test queries cached 32 MiB of them at 20,000 skills (kept until the
         # next edit, for nothing: the kept scores of hybrid do not ask again).
@@ -991,6 +990,28 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
         self._contributions[word] = (slots, contribution, len(slots), len(self._slots))
         self._contribution_bytes += size  # an upper bound: words dropped one by one are not subtracted
         return slots, contribution
+
+    def _live_postings(
+        self, slots: np.ndarray[Any, np.dtype[np.int32]], counts: np.ndarray[Any, np.dtype[np.uint16]]
+    ) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.uint16]]]:
+        """The postings of live slots among `slots` (ascending) and their counts. Most postings
+        hold no dead slot (an editor's upsert leaves one or two): those are kept whole, the same
+        values without a mask gathered over thousands of slots."""
+        dead = self._dead_slots()
+        if len(dead):
+            at = np.minimum(np.searchsorted(slots, dead), max(len(slots) - 1, 0))
+            if len(slots) and bool((slots[at] == dead).any()):
+                live = np.frombuffer(self._alive, dtype=np.int8)[slots].astype(bool)
+                return slots[live], counts[:, live]
+        return slots, counts
+
+    def _dead_slots(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The dead slots, ascending (kept while the slots are as they were)."""
+        state = (len(self._slots), self._live, self.generation)
+        if self._dead is None or self._dead[0] != state:
+            dead = np.flatnonzero(np.frombuffer(self._alive, dtype=np.int8) == 0)
+            self._dead = (state, dead)
+        return self._dead[1]
 
     def _current_norms(self) -> list[np.ndarray[Any, Any]]:
         """Every slot's length norms per field under the current averages (cached with them)."""

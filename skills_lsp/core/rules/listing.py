@@ -24,7 +24,8 @@ from __future__ import annotations
 import bisect
 import enum
 import itertools
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -365,27 +366,106 @@ class ListingBase:
     length_prefix: list[int]
 
 
+@dataclass(frozen=True)
+class Listed:
+    """Skills to list, column by column, in listing order (by name, then path; stable): sorted
+    once for every runtime's `ListingTable`. `owners` label each skill for `ListingTable.base`
+    (the server's normalised paths)."""
+
+    names: list[str]
+    descriptions: list[str]
+    paths: list[str]
+    when_to_use: list[str]
+    owners: list[str]
+
+
+def listed(rows: Iterable[tuple[str, str, str, str, str]]) -> Listed:
+    """`Listed` of (name, description, path, when_to_use, owner) rows, in any order."""
+    ordered = sorted(rows, key=operator.itemgetter(0, 2))  # stable: ties keep their order
+    if not ordered:
+        return Listed([], [], [], [], [])
+    names, descriptions, paths, when_to_use, owners = map(list, zip(*ordered, strict=True))
+    return Listed(names, descriptions, paths, when_to_use, owners)
+
+
+@dataclass(frozen=True)
+class ListingTable:
+    """A runtime's entry of every skill of `Listed`, in listing order: the `ListingBase` of all of
+    them but one owner's is made from these lists by slicing and summing, with no work per skill
+    (an editor's first diagnostics of a skill at start-up place it among 16,000 others, for two
+    runtimes)."""
+
+    runtime: Runtime
+    listed: Listed
+    capped: list[int]  # each description's length as listed, within the entry cap
+    bare: list[int]  # each entry without its description (`_bare`)
+    full: list[int]  # each entry with its capped description (`entry_cost`)
+
+    @cached_property
+    def keys(self) -> list[tuple[str, str]]:
+        return list(zip(self.listed.names, self.listed.paths, strict=True))
+
+    @cached_property
+    def lengths(self) -> list[int]:
+        return sorted(self.capped)
+
+    def base(
+        self,
+        context_tokens: int | None = None,
+        environ: Mapping[str, str] | None = None,
+        without: str | None = None,
+    ) -> ListingBase:
+        """The listing base of every skill but those of the owner `without`."""
+        listed, capped, bare, full = self.listed, self.capped, self.bare, self.full
+        keys, lengths = self.keys, self.lengths
+        if without is not None and without in listed.owners:
+            keys, lengths, bare, full = list(keys), list(lengths), list(bare), list(full)
+            for at in reversed([at for at, owner in enumerate(listed.owners) if owner == without]):
+                del keys[at], bare[at], full[at]
+                del lengths[bisect.bisect_left(lengths, capped[at])]
+        return ListingBase(
+            self.runtime,
+            self.runtime.budget(context_tokens, environ),
+            keys,
+            list(itertools.accumulate(map(operator.sub, full, bare), initial=0)),
+            list(itertools.accumulate(bare, initial=0)),
+            sum(full),
+            lengths,
+            list(itertools.accumulate(lengths, initial=0)),
+        )
+
+
+def listing_table(runtime: Runtime, skills: Listed) -> ListingTable:
+    """`runtime`'s entries of `skills`: the arithmetic of `as_listed_by`, `_capped`, `_bare` and
+    `entry_cost` over whole columns (tests/core/rules/test_listing.py holds them to `fit_listing`)."""
+    if runtime.lists_when_to_use:  # the description, one space and `when_to_use`, when there is one
+        lengths = [
+            len(d) + 1 + len(w) if w else len(d)
+            for d, w in zip(skills.descriptions, skills.when_to_use, strict=True)
+        ]
+    else:
+        lengths = [len(d) for d in skills.descriptions]
+    cap = runtime.entry_cap
+    capped = [min(length, cap) for length in lengths] if cap else lengths
+    overhead = runtime.overhead
+    if runtime.counts_path:
+        plain = [overhead + len(n) + len(p) for n, p in zip(skills.names, skills.paths, strict=True)]
+    else:
+        plain = [overhead + len(n) for n in skills.names]
+    full = list(map(operator.add, plain, capped))
+    # Claude Code's entry without a description is `- {name}`; the others' is their entry with an empty one.
+    bare = [len(n) + 3 for n in skills.names] if runtime.strategy is Strategy.DROP_DESCRIPTIONS else plain
+    return ListingTable(runtime, skills, capped, bare, full)
+
+
 def listing_base(
     runtime: Runtime,
     skills: Sequence[ListedSkill],
     context_tokens: int | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ListingBase:
-    ordered = sorted((s.as_listed_by(runtime) for s in skills), key=lambda s: (s.name, s.path))
-    capped = [_capped(runtime, s) for s in ordered]
-    bare = [_bare(runtime, s) for s in ordered]
-    full = [entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True)]
-    lengths = sorted(capped)
-    return ListingBase(
-        runtime,
-        runtime.budget(context_tokens, environ),
-        [(s.name, s.path) for s in ordered],
-        list(itertools.accumulate((f - b for f, b in zip(full, bare, strict=True)), initial=0)),
-        list(itertools.accumulate(bare, initial=0)),
-        sum(full),
-        lengths,
-        list(itertools.accumulate(lengths, initial=0)),
-    )
+    rows = ((s.name, s.description, s.path, s.when_to_use, "") for s in skills)
+    return listing_table(runtime, listed(rows)).base(context_tokens, environ)
 
 
 def place(base: ListingBase, me: ListedSkill) -> tuple[Placement, int]:

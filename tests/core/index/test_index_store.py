@@ -113,6 +113,52 @@ def test_touched_file_with_the_same_content_is_not_parsed_again(tmp_path: Path) 
     assert load(root, cache) == load_workspace_index(root)
 
 
+def rewrite_keeping_mtime(path: Path, text: str) -> None:
+    """Write `text` over `path` and give it back its mtime (an edit within one clock tick)."""
+    before = os.stat(path)
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_an_edit_that_keeps_the_stamp_is_seen_when_the_stamp_is_recent(tmp_path: Path) -> None:
+    """A same-size edit in the clock tick of the save keeps (size, mtime): stamps that recent are
+    hashed again, never trusted on their own (the warm load's quick check included)."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    path = root / "skills" / "s1" / "SKILL.md"
+    load(root, cache)  # saved now: the files' mtimes are within RACY_NS of the save
+    old = path.read_text(encoding="utf-8")
+    rewrite_keeping_mtime(path, old.replace("helper 1", "helpor 1"))
+    assert len(path.read_text(encoding="utf-8")) == len(old)
+    assert load(root, cache) == load_workspace_index(root)
+    assert "helpor 1" in load(root, cache).find_by_path(path).description  # type: ignore[union-attr]
+
+
+def test_an_edit_that_keeps_the_mtime_but_not_the_size_is_seen(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    path = root / "skills" / "s1" / "SKILL.md"
+    load(root, cache)
+    age(cache)  # every stamp old enough to be trusted: only the size tells
+    rewrite_keeping_mtime(path, skill("s1", "a longer description than before", "more words"))
+    assert load(root, cache) == load_workspace_index(root)
+
+
+def test_a_saved_document_of_another_kind_is_read_again(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    path = root / "skills" / "s1" / "SKILL.md"
+    load(root, cache)
+    age(cache)
+    kind = first_kind(root, path)
+    other = next(k for k in type(kind) if k is not kind)
+    warm = DocumentStore(store_of(cache))
+    warm.documents({os.path.normpath(path): other})
+    assert (warm.reused, warm.read) == (0, 1)
+    warm.documents({os.path.normpath(path): kind})
+    assert warm.reused == 1
+
+
 def first_kind(root: Path, path: Path):  # type: ignore[no-untyped-def]
     doc = load_workspace_index(root).find_by_path(path)
     assert doc is not None
@@ -501,6 +547,24 @@ def test_damaged_listing_is_walked_again(tmp_path: Path, monkeypatch: pytest.Mon
     assert read_frame(store_of(cache) / LISTING_FILE, schema_key("listing")) is not None  # anew
 
 
+def test_a_listing_naming_an_unknown_kind_is_walked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole frame this code did not write (a kind it does not know) is no listing: the tree is
+    walked again (the kinds are looked up by value, not made by FileKind's call)."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root)
+    load(root, cache)
+    age(cache)
+    frame = store_of(cache) / LISTING_FILE
+    listing = read_frame(frame, schema_key("listing"))
+    assert listing is not None
+    listing["kinds"][0] = "a-kind-of-the-future"
+    assert write_frame(frame, schema_key("listing"), listing)
+    count = walks(monkeypatch)
+    assert load(root, cache) == load_workspace_index(root) and len(count) == 1
+
+
 def lexical_answers(index: SkillIndex) -> list[list[tuple[str, float]]]:
     policy = SelectionPolicy(top_k=20, min_score=0.0)
     search = LexicalScorer(index).search()
@@ -546,18 +610,49 @@ def test_warm_index_keeps_the_saved_order_and_still_follows_changes(tmp_path: Pa
     assert [d.to_json() for d in warm] == [d.to_json() for d in fresh]
 
 
-def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path) -> None:
+def fresh_and_warm(tmp_path: Path) -> tuple[Path, Path, SkillIndex, SkillIndex]:
+    """A workspace of 9 skills, its cache, its fresh build and a warm load of its saved store."""
     root, cache = tmp_path / "ws", tmp_path / "cache"
     make_workspace(root, 9)
     fresh = load_workspace_index(root)
     load(root, cache)
-    warm = load(root, cache)
+    return root, cache, fresh, load(root, cache)
+
+
+def test_bodies_are_read_on_first_use_and_survive_a_damaged_frame(tmp_path: Path) -> None:
+    root, cache, fresh, warm = fresh_and_warm(tmp_path)
     assert all("body" not in doc.__dict__ for doc in warm)  # nothing asked for a body yet
     assert [d.body for d in warm] == [d.body for d in fresh]
     restored = pickle.loads(pickle.dumps(load(root, cache).skills()))  # a lazy document pickles whole
     assert restored == fresh.skills() and all("_body_loader" not in d.__dict__ for d in restored)
     damage(store_of(cache) / store.BODIES_FILE, "garbage")
     assert [d.to_json() for d in load(root, cache)] == [d.to_json() for d in fresh]  # read from the files
+
+
+def test_paths_are_made_on_first_use_and_are_those_of_a_fresh_build(tmp_path: Path) -> None:
+    """A warm load keeps each saved document's path as text until it is asked for (16,000 Paths
+    were 0.1 s of a warm start): the keys made of every path (a saved search's, the index's
+    lookup by path) read the text; the path, its pickle and the store saved again are a fresh
+    build's."""
+    from skills_lsp.core.index.skill_index import path_text
+    from skills_lsp.core.routing.ranking import documents_key
+
+    root, cache, fresh, warm = fresh_and_warm(tmp_path)
+    assert all("path" not in doc.__dict__ for doc in warm)  # nothing asked for a path yet
+    assert [path_text(d) for d in warm] == [os.fspath(d.path) for d in fresh]
+    assert documents_key(warm.skills(), 1) == documents_key(fresh.skills(), 1)
+    some = fresh.skills()[3]
+    found = warm.find_by_path(os.fspath(some.path))  # the lookup by path, made of the texts
+    assert all("path" not in doc.__dict__ for doc in warm if doc is not found)
+    assert found == some
+    restored = pickle.loads(pickle.dumps(warm.skills()))  # a lazy document pickles with its path
+    assert restored == fresh.skills() and all(isinstance(d.__dict__["path"], Path) for d in restored)
+    assert all("_path_text" not in d.__dict__ for d in restored)
+    assert [d.path for d in warm] == [d.path for d in fresh] and all(isinstance(d.path, Path) for d in warm)
+    edited = write_skill(root, "s2", skill("s2", "edited now", "other words"))
+    again = load(root, cache)  # the store saved again, with the texts of the documents not read
+    assert again == load_workspace_index(root) and again.find_by_path(edited) is not None
+    assert load(root, cache) == again
 
 
 def test_bodies_are_read_from_the_store_each_time_and_never_kept(tmp_path: Path) -> None:

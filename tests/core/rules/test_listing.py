@@ -159,6 +159,42 @@ def test_placing_one_more_skill_agrees_with_fitting_them_all() -> None:
             assert (got.fate, got.kept) == (expected.fate, expected.kept), (runtime.name, trial)
 
 
+def test_a_table_without_one_owner_is_the_listing_of_the_others() -> None:
+    """The server sorts and sums every skill up once per change (`listed`, `listing_table`) and
+    drops the edited file's entries from that (`ListingTable.base`): the same base as summing the
+    others up afresh, and so the same placement as fitting them all, for every runtime; with
+    namesakes, `when_to_use`, one owner of two entries and owners not listed at all."""
+    import random
+
+    from skills_lsp.core.rules.listing import listed, listing_base, listing_table, place
+
+    rng = random.Random(11)
+    for trial in range(80):
+        rows = []
+        for _ in range(rng.choice([1, 2, 5, 40, 150])):
+            name = f"s{rng.randrange(30):02d}"  # namesakes: ties broken by path, then input order
+            path = f"/w/{trial}/{rng.randrange(60)}/SKILL.md"
+            description = "d" * rng.choice([0, 5, 80, 300, 1200, 2000])
+            when = rng.choice(["", "", "w" * rng.choice([1, 40, 900])])
+            rows.append((ListedSkill(name, description, path, when), f"owner-{rng.randrange(50)}"))
+        columns = listed((s.name, s.description, s.path, s.when_to_use, owner) for s, owner in rows)
+        owner = rng.choice([*(o for _, o in rows), "nobody"])
+        me = ListedSkill(f"s{rng.randrange(30):02d}", "m" * rng.choice([3, 700, 1600]), "/w/me/SKILL.md")
+        for runtime in RUNTIMES.values():
+            context = rng.choice([None, 2_000, 100_000])
+            others = [s for s, o in rows if o != owner]
+            table = listing_table(runtime, columns)
+            got = table.base(context, {}, without=owner)
+            assert got == listing_base(runtime, others, context, environ={}), (runtime.name, trial)
+            # The table's own lists are left as they were: the next owner's base starts from them.
+            assert table.base(context, {}) == listing_base(runtime, [s for s, _ in rows], context, {})
+            whole = fit_listing(runtime, [*others, me], context, environ={})
+            expected = whole.placement(me.name, me.path)
+            placed, needed = place(got, me)
+            assert expected is not None and needed == whole.needed
+            assert (placed.fate, placed.kept) == (expected.fate, expected.kept), (runtime.name, trial)
+
+
 def test_codex_removes_every_description_when_skills_must_go() -> None:
     listing = fit_listing(RUNTIMES["codex"], skills(400, 300))
     fates = {p.fate for p in listing.placements}
