@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from skills_lsp._version import __version__
-from skills_lsp.cli.common import UsageError, printable
+from skills_lsp.cli.common import UsageError, end_process, left_to_exit, printable
 from skills_lsp.core.errors import ScorerUnavailable
 
 COMMAND_GROUPS = ("check", "engine", "budget", "routing", "registry", "mcp_server")
@@ -61,7 +61,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = parser.parse_args(arguments)
     try:
         code: int = args.func(args, out, err)
-        return code
     except UsageError as exc:
         err.write(f"skills-lsp: error: {printable(str(exc))}\n")
         return 2
@@ -74,3 +73,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         semantic = sys.modules.get("skills_lsp.core.routing.semantic")  # loaded only by scoring commands
         if semantic is not None:
             semantic.VECTORS.flush()  # what `_keep_vectors` attached; nothing if nothing new
+    if argv is None and left_to_exit(args):  # the program itself, not a call from Python
+        end_process(code, out, err)
+    return code

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from skills_lsp.cli import recheck
-from skills_lsp.cli.common import DeferredHelp, UsageError, display, parse_codes, printable, split_codes
+from skills_lsp.cli.common import (
+    DeferredHelp,
+    UsageError,
+    display,
+    leave_to_exit,
+    parse_codes,
+    printable,
+    split_codes,
+)
 from skills_lsp.cli.recheck import RunRecord
 
 # The stages are imported by the commands that run them: a re-check answered from the saved run
@@ -310,6 +318,7 @@ def _check(
             f"Recorded {count} finding{'s' if count != 1 else ''} in {printable(args.write_baseline)}.\n"
         )
         return 0
+    leave_to_exit(args, result)  # freed by the process's end, if this is the program
     _write_findings(args, result, reported, fixes, out, err)
     if args.exit_zero:
         return 0

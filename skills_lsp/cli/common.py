@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from skills_lsp.core.files.cache import default_cache_dir
 
@@ -40,6 +41,35 @@ class DeferredHelp(str):
     def __mod__(self, params: Any) -> str:
         text: str = self.make() % params
         return text
+
+
+_LEFT_TO_EXIT = "left_to_exit"
+
+
+def leave_to_exit(args: argparse.Namespace, *built: object) -> None:
+    """Hand what a command built, and has written out, to the process's end: `main`, when it is
+    the program (not called from Python), ends the process without freeing it one object at a
+    time, nor the interpreter's modules (a check of 15,000 files holds some 100,000 findings: the
+    two took 0.1-0.15 s after the last line was written). Nothing the command does is skipped:
+    its output is flushed, its files written and its workers stopped before it returns."""
+    setattr(args, _LEFT_TO_EXIT, built)
+
+
+def left_to_exit(args: argparse.Namespace) -> bool:
+    """Whether the command handed what it built to the process's end (`leave_to_exit`)."""
+    return hasattr(args, _LEFT_TO_EXIT)
+
+
+def end_process(code: int, *streams: TextIO) -> None:
+    """Flush `streams` (and the standard ones) and end the process with `code` at once, as a
+    program's last step. If a stream cannot be flushed (a closed pipe), this returns: the
+    interpreter's own exit then reports it as it would have."""
+    try:
+        for stream in (*streams, sys.stdout, sys.stderr):
+            stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
 
 
 def split_codes(text: str | None) -> tuple[str, ...] | None:

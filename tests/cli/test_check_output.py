@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,9 @@ from helpers import write_skill as skill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skills_lsp.cli.common import display, printable
+from skills_lsp.cli import build_parser
+from skills_lsp.cli.check import cmd_check
+from skills_lsp.cli.common import display, end_process, left_to_exit, printable
 from skills_lsp.cli.output import json_row, write_json
 from skills_lsp.core.model import Finding, Range, Severity
 
@@ -314,3 +319,60 @@ def test_json_output_written_in_runs_is_one_json_array(count: int) -> None:
     write_json(findings, out)
     assert out.getvalue() == "[\n  " + ",\n  ".join(json_row(f) for f in findings) + "\n]\n"
     assert len(json.loads(out.getvalue())) == count
+
+
+# --- the process's end ---------------------------------------------------------------------------
+
+
+def _program(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`skills-lsp ARGV` as a program (a process of its own, `main()` without arguments)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-m", "skills_lsp", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("output", ["json", "text", "sarif", "github", "gitlab"])
+@pytest.mark.parametrize("extra", [["--no-cache"], [], ["--exit-zero", "--no-cache"]])
+def test_a_check_run_as_the_program_ends_with_all_of_its_output_and_status(
+    tmp_path: Path, output: str, extra: list[str]
+) -> None:
+    """`check` as the program ends the process as soon as its output is flushed (nothing freed):
+    every byte and the exit status are as from `main` called in-process."""
+    for index in range(60):  # more output than a pipe holds
+        skill(tmp_path, f"bad-{index:02d}", BAD)
+    argv = ["check", ".", "--format", output, *extra]
+    ended = _program(*argv, cwd=tmp_path)
+    code, out, err = run(*argv, "--no-cache", cwd=tmp_path)
+    assert len(ended.stdout) > 65_536 or output == "github"
+    assert (ended.returncode, ended.stdout, ended.stderr) == (code, out, err)
+    assert ended.returncode == (0 if "--exit-zero" in extra else 1)
+
+
+def test_a_check_called_from_python_returns_and_leaves_what_it_built_to_the_caller(tmp_path: Path) -> None:
+    skill(tmp_path, "bad", BAD)
+    args = build_parser("check").parse_args(["check", ".", "--no-cache", "--format", "json"])
+    out, err = io.StringIO(), io.StringIO()
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        assert cmd_check(args, out, err) == 1
+    finally:
+        os.chdir(old)
+    assert left_to_exit(args) and len(json.loads(out.getvalue())) == 3
+
+
+class _ClosedPipe(io.StringIO):
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_ending_the_process_returns_when_the_output_cannot_be_flushed() -> None:
+    """The interpreter's own exit then reports the closed pipe, as without the early end (were the
+    error not caught, os._exit would end this test's process)."""
+    assert end_process(1, _ClosedPipe()) is None  # type: ignore[func-returns-value]

@@ -72,7 +72,14 @@ def path_sort_key(path: str | os.PathLike[str]) -> tuple[str, ...]:
     text = os.fspath(path)
     if os.sep != "/":  # pragma: no cover - Windows
         text = text.replace(os.sep, "/")
-    key: list[str] = [_ROOT] if text.startswith("/") else []
+    # Most paths are plain names between single separators: each is a Normal component, made in
+    # one map (a corpus sorts some 16,000; the loop below took 30 ms more).
+    absolute = text.startswith("/")
+    names = (text[1:] if absolute else text).split("/")
+    if "" not in names and "." not in names and ".." not in names:
+        plain = map(_NORMAL.__add__, names)
+        return (_ROOT, *plain) if absolute else tuple(plain)
+    key: list[str] = [_ROOT] if absolute else []
     for index, part in enumerate(text.split("/")):
         if not part:
             continue
@@ -369,6 +376,9 @@ def _walk_workspace(
                 if entry.name == "SKILL.md" and entry.is_file():
                     is_skill = True
                     break
+        # os.path.join(absolute, name) for each folder below, as a prefix made once (a corpus has
+        # some 22,000 folders, and os.path.join is a Python function of several steps).
+        absolute_inside = os.path.join(absolute, "")
         if is_skill:
             skills.append(os.path.join(current, "SKILL.md"))
             if found is not None:
@@ -392,7 +402,7 @@ def _walk_workspace(
                 if key in seen:
                     continue
                 seen.add(key)
-                stack.append((entry.path, (*rel, name), key[0], os.path.join(absolute, name)))
+                stack.append((entry.path, (*rel, name), key[0], absolute_inside + name))
             elif is_convention_file(name) and not entry.is_symlink() and entry.is_file():
                 if ascii_upper(name) == "SOUL.MD" and depth:
                     continue

@@ -210,8 +210,9 @@ class IgnoreFilter:
     def _own_layers(self, folder: str) -> tuple[_Layer, ...]:
         lines: list[str] = []
         present = self._present.pop(folder, None)
+        inside = os.path.join(folder, "")  # a name added to it: os.path.join(folder, name), once per folder
         for name in IGNORE_FILES:  # .ignore after .gitignore: its lines win
-            path = os.path.join(folder, name)
+            path = inside + name
             self.probed.append(path)
             if present is None or name in present:
                 lines += _read_lines(path)
@@ -229,15 +230,22 @@ class IgnoreFilter:
 
     def ignored_entry(self, folder: str, name: str, is_dir: bool) -> bool:
         """Whether entry `name` of `folder` (absolute, at or below `root`, itself not ignored) is
-        left out. The walk asks this for each entry it meets, top down."""
-        path = os.path.join(folder, name)
-        if self._patterns is not None and path.startswith(self._patterns_prefix):
-            rel = path[len(self._patterns_prefix) :].replace(os.sep, "/")
-            if self._patterns.matches(rel, is_dir):  # folders above the walked one count too
-                return True
+        left out. The walk asks this for each entry it meets, top down (a corpus has some 43,000:
+        the path is made only when a pattern or an ignore file is there to judge it)."""
+        path = ""
+        if self._patterns is not None:
+            path = os.path.join(folder, name)
+            if path.startswith(self._patterns_prefix):
+                rel = path[len(self._patterns_prefix) :].replace(os.sep, "/")
+                if self._patterns.matches(rel, is_dir):  # folders above the walked one count too
+                    return True
         if not self.respect_gitignore:
             return False
-        for prefix, spec in reversed(self._layers_in(folder)):  # the deepest file decides first
+        layers = self._layers_in(folder)
+        if not layers:
+            return False
+        path = path or os.path.join(folder, name)
+        for prefix, spec in reversed(layers):  # the deepest file decides first
             rel = path[len(prefix) :].replace(os.sep, "/")
             verdict = spec.verdict(rel, is_dir)
             if verdict is not None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from helpers import PARITY, needs_parity
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skills_lsp.core.errors import InvalidSkillsRoot
 from skills_lsp.core.files.discovery import (
@@ -227,3 +229,28 @@ def test_one_files_kind_is_the_one_discovery_gives_it(tmp_path: Path) -> None:
     assert {path: kind for path, kind in judged.items() if kind is not None} == found
     assert judged[tmp_path / "docs" / "SOUL.md"] is None
     assert judged[tmp_path / ".skills" / "AGENTS.md"] is FileKind.FLAT_SKILL
+
+
+def _component_key(path: str) -> tuple[str, ...]:
+    """`path_sort_key` component by component, as it was written before its plain-path shortcut."""
+    key = ["\x01"] if path.startswith("/") else []
+    for index, part in enumerate(path.split("/")):
+        if part == "." and index == 0:
+            key.append("\x02")
+        elif part == "..":
+            key.append("\x03")
+        elif part and part != ".":
+            key.append("\x04" + part)
+    return tuple(key)
+
+
+@given(
+    st.lists(st.sampled_from(["", ".", "..", "a", "b-c", ".claude", "SKILL.md", "é"]), max_size=6),
+    st.booleans(),
+)
+def test_path_sort_key_of_plain_and_unusual_paths_is_the_components_key(
+    parts: list[str], rooted: bool
+) -> None:
+    path = ("/" if rooted else "") + "/".join(parts)
+    assert path_sort_key(path) == _component_key(path)
+    assert path_sort_key(Path(path) if path else ".") == _component_key(str(Path(path)) if path else ".")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.frontmatter import parse_bytes, parse_text, split_lines
+from skills_lsp.core.rules.description import _FIRST_PERSON
 from skills_lsp.core.rules.profiles import PROFILES
 from skills_lsp.core.rules.validate import check_document
 
@@ -94,3 +96,38 @@ def test_nesting_of_any_depth_is_bounded(depth: int, opener: str) -> None:
     closer = {"[": "]", "{": "}"}.get(opener, "")
     doc = parse_text("---\na: " + opener * depth + "x" + closer * depth + "\n---\n")
     assert doc.root is not None or doc.problems
+
+
+# SK306's search as first written: the rule's faster spelling must find the same text at the same place.
+_FIRST_PERSON_AS_WRITTEN = re.compile(
+    r"(?<![\w/])I(?:'m|'ll|'ve|'d)?(?![\w/])|\b(?i:me|my|myself)\b|^\s*(?i:you\s+(?:can|should|could))\b"
+)
+_VOICE_PIECES = [
+    "I",
+    "m",
+    "M",
+    "e",
+    "E",
+    "y",
+    "Y",
+    "self",
+    "SELF",
+    "ſelf",
+    "'m",
+    "'ll",
+    "'d",
+    "/",
+    "_",
+    "é",
+    " ",
+    "\n",
+]
+_VOICE_PIECES += ["you can", "You Should", " could", "x", "1", "K", "ME", "My"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_VOICE_PIECES), max_size=12))
+def test_first_person_search_finds_what_the_written_pattern_finds(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    found, expected = _FIRST_PERSON.search(text), _FIRST_PERSON_AS_WRITTEN.search(text)
+    assert (found and (found.span(), found.group())) == (expected and (expected.span(), expected.group()))
