@@ -156,7 +156,7 @@ class _Bodies:
                 if self.table is None:
                     self._open()
         assert self.table is not None
-        entry = self.table.get((os.fspath(doc.path), doc.hash))
+        entry = self.table.get((path_text(doc), doc.hash))  # no Path made for the lookup
         if entry is not None and isinstance(entry, tuple) and len(entry) == 3:
             offset, length, crc = entry
             try:
@@ -209,7 +209,7 @@ class _Spool(_Bodies):
         if not self.ready():
             return
         assert self.table is not None
-        key = (os.fspath(doc.path), doc.hash)
+        key = (path_text(doc), doc.hash)
         if key not in self.table:
             data = doc.body.encode("utf-8", "surrogatepass")
             try:

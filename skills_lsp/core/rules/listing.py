@@ -437,7 +437,8 @@ class ListingTable:
 
 def listing_table(runtime: Runtime, skills: Listed) -> ListingTable:
     """`runtime`'s entries of `skills`: the arithmetic of `as_listed_by`, `_capped`, `_bare` and
-    `entry_cost` over whole columns (tests/core/rules/test_listing.py holds them to `fit_listing`)."""
+    `entry_cost` over whole columns (tests/core/rules/test_listing.py holds them to those rules skill
+    by skill, and to `fit_listing`)."""
     if runtime.lists_when_to_use:  # the description, one space and `when_to_use`, when there is one
         lengths = [
             len(d) + 1 + len(w) if w else len(d)

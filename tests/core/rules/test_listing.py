@@ -3,7 +3,9 @@ dropped or left out, and the workspace rule (SK703) that reports it."""
 
 from __future__ import annotations
 
+import itertools
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ import skills_lsp
 from skills_lsp.core.engine.catalog import render_listing, runtime_listing
 from skills_lsp.core.index.skill_index import load_workspace_index
 from skills_lsp.core.model import Finding
+from skills_lsp.core.rules import listing
 from skills_lsp.core.rules.check import check_paths
 from skills_lsp.core.rules.listing import RUNTIMES, Fate, ListedSkill, budget_variables, fit_listing
 
@@ -322,3 +325,52 @@ def test_each_sk703_message_is_the_skills_own_placement(tmp_path: Path) -> None:
     assert len({message for _, message in expected}) > 5  # shares of several lengths
     assert {(Path(f.path).parent.name, f.message) for f in found} == expected
     assert len(found) == len(expected)
+
+
+def reference_base(
+    runtime: listing.Runtime, skills: list[ListedSkill], context: int | None, environ: dict[str, str]
+) -> listing.ListingBase:
+    """The listing base made skill by skill, as before the column tables: the rules of
+    as_listed_by, _capped, _bare and entry_cost, applied one skill at a time."""
+    ordered = sorted((s.as_listed_by(runtime) for s in skills), key=lambda s: (s.name, s.path))
+    capped = [listing._capped(runtime, s) for s in ordered]
+    bare = [listing._bare(runtime, s) for s in ordered]
+    full = [listing.entry_cost(runtime, s, length) for s, length in zip(ordered, capped, strict=True)]
+    lengths = sorted(capped)
+    return listing.ListingBase(
+        runtime,
+        runtime.budget(context, environ),
+        [(s.name, s.path) for s in ordered],
+        list(itertools.accumulate((f - b for f, b in zip(full, bare, strict=True)), initial=0)),
+        list(itertools.accumulate(bare, initial=0)),
+        sum(full),
+        lengths,
+        list(itertools.accumulate(lengths, initial=0)),
+    )
+
+
+def test_the_column_tables_give_every_runtime_the_skill_by_skill_base() -> None:
+    """listing_table's columns against the per-skill rules: namesakes whose paths sort either side
+    of the one left out, when_to_use, entry caps, budgets near the listing's whole cost."""
+    rng = random.Random(15)
+    for _ in range(400):
+        rows = [
+            (
+                rng.choice(["a", "b", "ab", "a-b", "Z", "é"]),
+                rng.choice(["", "x", "d" * rng.randrange(2000)]),
+                rng.choice(["/w/1", "/w/2", "/w/10", "/x/é", "C:\\w\\1", "/w/a b", "/a/0"]),
+                rng.choice(["", "", "w" * rng.randrange(900)]),
+                rng.choice(["o1", "o2", "o3"]),
+            )
+            for _ in range(rng.choice([0, 1, 2, 5, 40]))
+        ]
+        without = rng.choice(["o1", "o2", "nobody", None])
+        context = rng.choice([None, 1, 500, 2000, 100000])
+        for name, runtime in RUNTIMES.items():
+            others = [ListedSkill(n, d, p, w) for n, d, p, w, owner in rows if owner != without]
+            whole = reference_base(runtime, others, None, {}).full_total
+            near = str(max(1, whole + rng.randrange(-200, 200)))
+            environ = rng.choice([{}, {"SLASH_COMMAND_TOOL_CHAR_BUDGET": near}])
+            table = listing.listing_table(runtime, listing.listed(rows))
+            made = table.base(context, environ, without=without)
+            assert made == reference_base(runtime, others, context, environ), (name, rows, without)
