@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -308,3 +310,25 @@ def test_names_and_paths_beyond_ascii_print_as_a_cold_run_prints_them(
         shown.append(printed[1])
     assert "odd-\\\\xff" in shown[0] and "données" in shown[0], shown[0]  # JSON of `odd-\\xff`
     assert "数据库" in shown[1], shown[1]
+
+
+@pytest.mark.parametrize("scorer", SCORER_NAMES)
+def test_a_warm_select_imports_no_parser_and_no_index(scorer: str, workspace: Path) -> None:
+    """The warm path's point is what it does not load: the index, the parser, YAML, discovery
+    (a name imported from skill_index once brought them all, 0.1 s, into every warm select)."""
+    past = time.time_ns() - 200_000_000_000
+    for folder in [workspace, *(p for p in workspace.rglob("*") if p.is_dir())]:
+        os.utime(folder, ns=(past, past))  # old enough to be trusted by a process of its own
+    query = QUERIES[0]
+    full = select(query, scorer)  # the full path, which saves the state
+    command = ["select", query, "--root", "ws", "--scorer", scorer, "--format", "json"]
+    warm_run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skills_lsp", *command],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (warm_run.returncode, warm_run.stdout) == full[:2]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in warm_run.stderr.splitlines()}
+    heavy = {"skills_lsp.core.index.skill_index", "skills_lsp.core.parse.frontmatter", "yaml", "pathspec"}
+    assert not heavy & loaded

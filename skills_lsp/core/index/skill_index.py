@@ -44,6 +44,7 @@ from skills_lsp.core.files.discovery import (
 )
 from skills_lsp.core.files.frames import FrameFolder
 from skills_lsp.core.files.ignore import IgnoreFilter
+from skills_lsp.core.index.document_path import path_text as path_text  # re-exported
 from skills_lsp.core.memory import no_collection
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.allowed_tools import split_tools
@@ -170,20 +171,6 @@ class SkillDocument:
             parts.append(f"You have access to the following tools: {', '.join(active_tools)}.")
         parts += [f"## Instructions\n{body}", "[/skill]"]
         return "\n\n".join(parts)
-
-
-def path_text(doc: SkillDocument) -> str:
-    """`os.fspath(doc.path)`, without making the Path of a document from the persistent store
-    until its path is asked for: the store keeps its text (`_path_text`, the fspath of the Path it
-    was saved from, so the same text), and 16,000 Paths made at a warm start took 0.1 s that the
-    keys and tables made of every document's path (`_paths`, a saved search's key, the listing)
-    do not need."""
-    state = doc.__dict__
-    path = state.get("path")
-    if path is None and "_path_text" in state:
-        text: str = state["_path_text"]
-        return text
-    return os.fspath(doc.path)
 
 
 def document_from_parsed(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.index.skill_index import path_text
+from skills_lsp.core.index.document_path import path_text
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
 from skills_lsp.core.text import ascii_lower
