@@ -5,13 +5,17 @@ must not import the parser, YAML and discovery that skill_index.py brings."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from skills_lsp.core.index.skill_index import SkillDocument
+from typing import Protocol
 
 
-def path_text(doc: SkillDocument) -> str:
+class Document(Protocol):
+    """What path_text reads of a SkillDocument (a protocol: skill_index.py imports this module)."""
+
+    @property
+    def path(self) -> str | os.PathLike[str]: ...
+
+
+def path_text(doc: Document) -> str:
     """`os.fspath(doc.path)`, without making the Path of a document from the persistent store
     until its path is asked for: the store keeps its text (`_path_text`, the fspath of the Path it
     was saved from, so the same text), and 16,000 Paths made at a warm start took 0.1 s that the
