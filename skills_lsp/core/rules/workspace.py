@@ -147,8 +147,7 @@ def listing_over_budget(run: WorkspaceRun) -> Iterator[tuple[NamedSkill, Report]
             message = messages.get(key)
             if message is None:
                 message = messages[key] = _listing_message(runtime, placement, listing.needed, listing.budget)
-            # _listing_anchor, spelt out
-            yield skill, Report(skill.description_range or skill.name_range or _FILE_START, message)
+            yield skill, Report(_listing_anchor(skill), message)
 
 
 def listing_report(
