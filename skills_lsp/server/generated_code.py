@@ -36,20 +36,17 @@ import os
 import stat
 import sys
 import threading
-import time
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
-from skills_lsp.core.files.cache import user_cache_dir
+from skills_lsp.core.files.cache import remove_unused_beside, user_cache_dir
 from skills_lsp.core.files.frames import read_frame, write_frame
 
 # The modules whose `compile` calls make the generated code (attrs' classes, cattrs' hooks).
 GENERATORS = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
 FORMAT = b"generated-code 1"
 SAVE_AFTER = 20.0  # seconds: by then a start has made its converters for the first messages
-UNUSED_FOR = 30 * 24 * 3600  # a file no start has read for this long (an older attrs') is removed
-ABANDONED_AFTER = 3600  # a temporary file this old was left by a process that died writing it
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +91,7 @@ class GeneratedCode:
         ):
             self.table = table
             with contextlib.suppress(OSError):
-                os.utime(self.file)  # in use: kept by _prune_unused
+                os.utime(self.file)  # in use: kept by remove_unused_beside
 
     def hook(self, module: ModuleType) -> None:
         """Serve `module`'s `compile` calls from the table."""
@@ -151,7 +148,7 @@ class GeneratedCode:
             with self._lock:
                 self.compiled += compiled  # tried again at the next save
             return False
-        _prune_unused(self.file)
+        remove_unused_beside(self.file, folders=False)  # an older attrs' or Python's table
         return True
 
 
@@ -175,17 +172,6 @@ def _stamp(module: ModuleType) -> bytes:
     except OSError:
         return path.encode("utf-8", "surrogateescape")
     return f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode("utf-8", "surrogateescape")
-
-
-def _prune_unused(keep: Path) -> None:
-    """Remove the tables no start has read for UNUSED_FOR (an older attrs', lsprotocol's or
-    Python's) and temporary files left by processes that died writing one."""
-    now = time.time()
-    for other in keep.parent.iterdir():
-        with contextlib.suppress(OSError):
-            limit = ABANDONED_AFTER if other.name.endswith(".tmp") else UNUSED_FOR
-            if other != keep and other.suffix in (".frame", ".tmp") and now - other.stat().st_mtime > limit:
-                other.unlink()
 
 
 _kept: GeneratedCode | None = None  # this process's table, once keep_generated_code has run

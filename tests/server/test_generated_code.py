@@ -22,6 +22,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from skills_lsp.core.files.cache import UNUSED_FOR
 from skills_lsp.core.files.frames import read_frame, write_frame
 from skills_lsp.server import generated_code
 from skills_lsp.server.generated_code import GeneratedCode, keep_generated_code
@@ -146,7 +147,7 @@ def test_tables_unused_for_a_month_and_abandoned_temporary_files_are_removed(tmp
     old, recent, abandoned = tmp_path / "old.frame", tmp_path / "recent.frame", tmp_path / ".x.frame-1.tmp"
     for path in (old, recent, abandoned):
         path.write_bytes(b"x")
-    month_ago = os.stat(old).st_mtime - generated_code.UNUSED_FOR - 60
+    month_ago = os.stat(old).st_mtime - UNUSED_FOR - 60
     os.utime(old, (month_ago, month_ago))
     os.utime(abandoned, (month_ago, month_ago))
     table = GeneratedCode(tmp_path / "code.frame", b"k")

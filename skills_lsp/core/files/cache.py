@@ -3,10 +3,13 @@ is: light enough for a warm command to find them before it imports the stages.""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import shutil
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -21,6 +24,8 @@ class Config(Protocol):
 
 
 CACHE_DIR_NAME = ".skills-lsp-cache"
+UNUSED_FOR = 30 * 24 * 3600  # a kept file or folder no process has used for this long is removed
+ABANDONED_AFTER = 3600  # a temporary one (a name starting with a dot) this old: its writer died
 CONFIG_FILES = ("skills-lsp.toml", "pyproject.toml")
 
 
@@ -123,3 +128,21 @@ def find_config(start: Path) -> Path | None:
                 continue
             return candidate
     return None
+
+
+def remove_unused_beside(keep: Path, folders: bool) -> None:
+    """Remove what lies beside `keep` in its cache folder, folders or files as `folders` says:
+    those no process has used (touched) for UNUSED_FOR, kept by an older version, and temporary
+    ones (a name starting with a dot) left for ABANDONED_AFTER by a process that died writing
+    them. The folder's `.gitignore` stays."""
+    now = time.time()
+    for other in keep.parent.iterdir():
+        if other == keep or other.name == ".gitignore":
+            continue
+        with contextlib.suppress(OSError):
+            limit = ABANDONED_AFTER if other.name.startswith(".") else UNUSED_FOR
+            if other.is_dir() == folders and now - other.stat().st_mtime > limit:
+                if folders:
+                    shutil.rmtree(other, ignore_errors=True)
+                else:
+                    other.unlink()

@@ -27,7 +27,6 @@ import os
 import platform
 import shutil
 import tempfile
-import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -35,14 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from skills_lsp.core.files.cache import make_cache_folder, user_cache_dir
+from skills_lsp.core.files.cache import make_cache_folder, remove_unused_beside, user_cache_dir
 
 FORMAT = 1  # of the folder's layout and manifest
 GRAPH = "model.onnx"
 WEIGHTS = "model.data"
 MANIFEST = "manifest.json"
-UNUSED_FOR = 30 * 24 * 3600  # a kept graph no process has used for this long is removed
-ABANDONED_AFTER = 3600  # a temporary folder this old was left by a process that died writing it
 # Token id rows a kept graph must answer exactly as the optimising session: one text alone and a
 # padded batch of three, since the model is run both ways (embedding.TransformerModel._run).
 PROBES: tuple[tuple[tuple[int, ...], ...], ...] = (
@@ -131,8 +128,8 @@ def _kept_session(onnxruntime: Any, folder: Path, options: Options) -> Any | Non
         shutil.rmtree(folder, ignore_errors=True)
         return None
     with contextlib.suppress(OSError):
-        os.utime(folder)  # in use: kept by _prune_unused
-        _prune_unused(folder)  # what a process killed while writing left (a few stats)
+        os.utime(folder)  # in use: kept by remove_unused_beside
+        remove_unused_beside(folder, folders=True)  # what a process killed while writing left (a few stats)
     return kept
 
 
@@ -176,17 +173,4 @@ def _keep(onnxruntime: Any, optimising: Any, building: Path, folder: Path, optio
         os.rename(building, folder)  # atomic; fails if another process kept its graph first
     except OSError:
         return
-    _prune_unused(folder)
-
-
-def _prune_unused(keep: Path) -> None:
-    """Remove kept graphs no process has used for UNUSED_FOR (an older onnxruntime's, a model
-    since upgraded) and temporary folders left by processes that died writing one: each is
-    about 90 MB."""
-    now = time.time()
-    for other in keep.parent.iterdir():
-        with contextlib.suppress(OSError):
-            age = now - other.stat().st_mtime
-            limit = ABANDONED_AFTER if other.name.startswith(".") else UNUSED_FOR
-            if other != keep and other.is_dir() and age > limit:
-                shutil.rmtree(other, ignore_errors=True)
+    remove_unused_beside(folder, folders=True)

