@@ -610,10 +610,13 @@ def test_warm_index_keeps_the_saved_order_and_still_follows_changes(tmp_path: Pa
     assert warm._sort_keys is None  # taken in the saved order, not sorted again
     assert [d.to_json() for d in warm] == [d.to_json() for d in load_workspace_index(root)]
     fresh = load_workspace_index(root)
+    # One write, read once: two writes could fall in two seconds and differ in last_modified.
+    edited = write_skill(root, "s7", skill("a-first", "now sorts first", "pdf"))
+    edited_doc = load_workspace_index(root).find_by_path(edited)
+    assert edited_doc is not None
     for index in (warm, fresh):
         index.remove(root / "skills" / "s4" / "SKILL.md")
-        edited = write_skill(root, "s7", skill("a-first", "now sorts first", "pdf"))
-        index.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
+        index.upsert(edited_doc)
     assert [d.to_json() for d in warm] == [d.to_json() for d in fresh]
 
 
