@@ -19,6 +19,7 @@ from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import kind_of, workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex, path_text
+from skills_lsp.core.index.store import SavedCheck
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
 from skills_lsp.core.routing.overlap import Collision
@@ -43,7 +44,13 @@ from skills_lsp.core.rules.listing import (
     listing_table,
 )
 from skills_lsp.core.rules.profiles import PROFILES
-from skills_lsp.core.workspace.scorers import FALLBACK, default_scorer, load_folder_index, warm_up
+from skills_lsp.core.workspace.scorers import (
+    FALLBACK,
+    default_scorer,
+    load_folder_index,
+    load_saved_folder_index,
+    warm_up,
+)
 from skills_lsp.core.workspace.settings import load_config, unknown_overlap_names
 
 # How long a lens or hover request scores test queries before it lets the event loop read a cancel.
@@ -107,6 +114,9 @@ class Folder:
     _scoring: str | None = None  # the scorer `_partial` was made with (chosen, or the fallback)
     # What discovery left out (.gitignore, .ignore, exclude): kept out of the index on changes too.
     ignore: IgnoreFilter | None = None
+    # An index loaded as saved, without a stat (folder_index's trust_saved): what the server must
+    # check once its first answers are out, and load the folder again if it fails (sync.py).
+    saved_check: SavedCheck | None = None
     # The skills' trigger evals (`<skill>/evals/eval_queries.json`), by normalised path: read
     # when first asked for (eval_cases_of), or given by their buffer.
     eval_cases: dict[str, list[QueryCase]] = field(default_factory=dict)
@@ -365,11 +375,14 @@ def folder_index(
     progress: LoadProgress | None = None,
     fresh_since: int | None = None,
     indexed: Callable[[], None] | None = None,
-) -> tuple[Config, list[Finding], IgnoreFilter, SkillIndex]:
+    trust_saved: bool = False,
+) -> tuple[Config, list[Finding], IgnoreFilter, SkillIndex, SavedCheck | None]:
     """A folder's config, its problems, ignore filter and index, the index's scorers built (and
     saved in the folder's cache): what `load_folder` reads first, and all that a cold build in a
     child process makes (cold_build.py). `fresh_since`: store.cached_workspace_files. `indexed`
-    is called once the index is loaded (its documents saved), before its scorers are built."""
+    is called once the index is loaded (its documents saved), before its scorers are built.
+    `trust_saved`: the index as saved, when it can be had without a stat, and the check it
+    still needs (scorers.load_saved_folder_index); else None in its place."""
 
     def files_read(done: int, total: int) -> None:
         if progress is not None:
@@ -377,13 +390,18 @@ def folder_index(
 
     config, problems = folder_config(root, settings)
     ignore = config.ignore_filter(root)
-    index = load_folder_index(config, root, ignore, files_read, fresh_since)
+    saved = load_saved_folder_index(config, root, ignore) if trust_saved and fresh_since is None else None
+    if saved is not None:
+        index, check = saved
+        files_read(len(index), len(index))
+    else:
+        index, check = load_folder_index(config, root, ignore, files_read, fresh_since), None
     if indexed is not None:
         indexed()
     if progress is not None:
         progress(READ_UP_TO, f"{root.name}: {len(index)} skills read, preparing the scorer")
     warm_up(index, config, root)
-    return config, problems, ignore, index
+    return config, problems, ignore, index, check
 
 
 def load_folder(
@@ -392,12 +410,15 @@ def load_folder(
     progress: LoadProgress | None = None,
     fresh_since: int | None = None,
     indexed: Callable[[], None] | None = None,
+    trust_saved: bool = False,
 ) -> Folder:
     """Read a workspace folder: config, index (its scorers built now, off the event loop: the
     first lens or hover must not stall the editor), tool manifest and test queries. `progress`
-    hears how far the load got, from the thread that loads. `fresh_since`, `indexed`: see
-    folder_index."""
-    config, problems, ignore, index = folder_index(root, settings, progress, fresh_since, indexed)
+    hears how far the load got, from the thread that loads. `fresh_since`, `indexed`,
+    `trust_saved`: see folder_index (the check goes to `Folder.saved_check`)."""
+    config, problems, ignore, index, check = folder_index(
+        root, settings, progress, fresh_since, indexed, trust_saved
+    )
     problems = [*problems, *unknown_overlap_names(config, {d.name for d in index})]
     manifest, manifest_problems = load_manifest(root, config)
     query_path = root / config.query_file
@@ -417,6 +438,7 @@ def load_folder(
         cases,
         query_problems,
         ignore=ignore,
+        saved_check=check,
     )
     if query_text is not None:
         folder.query_parses[os.path.normpath(query_path)] = (query_text, cases, query_problems)

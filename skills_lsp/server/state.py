@@ -31,7 +31,11 @@ class State:
         # Folders a worker thread is loading (sync.index_folders).
         self.indexing: set[Path] = set()
 
-    def load_folder(self, root: Path, progress: LoadProgress | None = None) -> Folder:
+    def load_folder(
+        self, root: Path, progress: LoadProgress | None = None, trust_saved: bool = False
+    ) -> Folder:
+        """Load `root` (again). `trust_saved`: take its saved index without a stat where it can
+        (folder.folder_index); the caller then checks `Folder.saved_check` (sync.py)."""
         # A large folder without a saved index is indexed by a child process (both cores): its
         # documents are loaded here once the child has saved them, its scorers once it has ended.
         build = cold_build.start(root, self.settings, progress)
@@ -39,7 +43,9 @@ class State:
             build.wait_indexed()
             # The folder stays until it is loaded again or dropped.
             with long_lived(replacing=str(root) in self.folders):
-                folder = load_folder(root, self.settings, progress, build.fresh_since, build.finish)
+                folder = load_folder(
+                    root, self.settings, progress, build.fresh_since, build.finish, trust_saved
+                )
                 self.folders[str(root)] = folder
         finally:
             build.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ import pytest
 
 from skills_lsp.cli import engine, main
 from skills_lsp.core.files import frames
-from skills_lsp.core.files.cache import cache_dir_for, store_dir
+from skills_lsp.core.files.cache import CACHE_DIR_NAME, cache_dir_for, store_dir
 from skills_lsp.core.index import store
 from skills_lsp.core.routing import quick, warm
 from skills_lsp.core.routing.scorer import SCORERS
@@ -98,12 +99,17 @@ def select(query: str, scorer: str, *options: str) -> tuple[int, str, str]:
 def cold(
     query: str, scorer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
 ) -> tuple[int, str, str]:
-    """The same `select` over an empty cache (one never used again)."""
+    """The same `select` over an empty cache (one never used again), in a copy of the workspace
+    without its cache folder (one beside a config file is the workspace's own), made at the same
+    relative path (paths print relative to the working folder)."""
     fresh = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(fresh))
+    shutil.copytree(tmp_path / "ws", fresh / "ws", ignore=shutil.ignore_patterns(CACHE_DIR_NAME))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(fresh / "cache"))
+    monkeypatch.chdir(fresh)
     try:
         return select(query, scorer, *options)
     finally:
+        monkeypatch.chdir(tmp_path)
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 

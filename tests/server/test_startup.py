@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from skills_lsp.core.files.cache import CACHE_DIR_NAME
+from skills_lsp.core.index.store import DOCUMENTS_FILE, LISTING_FILE, read_frame, schema_key, write_frame
 from skills_lsp.server.cold_build import CHILD_FROM_VARIABLE
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -228,3 +229,43 @@ async def test_a_cold_start_indexed_in_a_child_process_answers_as_one_indexed_in
     child = await first_answers(workspace, tmp_path / "cache", {CHILD_FROM_VARIABLE: "1"}, log)
     assert "indexed in a child process" in log.read_text(encoding="utf-8")
     assert child == here
+
+
+def age_saved_index(workspace: Path) -> None:
+    """Make the index saved beside the workspace's config look saved long ago: every stamp in it
+    old enough to trust (frames.RACY_NS), as in an editor started again the next day."""
+    (listing_file,) = (workspace / CACHE_DIR_NAME).rglob(LISTING_FILE)
+    for file, kind, field in (
+        (listing_file, "listing", "started"),
+        (listing_file.with_name(DOCUMENTS_FILE), "documents", "saved_ns"),
+    ):
+        payload = read_frame(file, schema_key(kind))
+        assert payload is not None
+        payload[field] += 10**12
+        assert write_frame(file, schema_key(kind), payload)
+
+
+async def test_a_warm_start_answers_from_the_saved_index_and_loads_again_what_changed_meanwhile(
+    tmp_path: Path,
+) -> None:
+    workspace = write_workspace(tmp_path / "ws")
+    write_queries(workspace)
+    cache = tmp_path / "cache"
+    await first_answers(workspace, cache)  # saves the index
+    age_saved_index(workspace)
+    unchanged_log = tmp_path / "unchanged.log"
+    unchanged = await first_answers(workspace, cache, log=unchanged_log)
+    logged = unchanged_log.read_text(encoding="utf-8")
+    assert "first answers from its saved index" in logged and "changed since" not in logged
+
+    # Edited while no editor ran: skill-040 no longer does what the second test query asks.
+    edited = workspace / "team@work" / ".claude" / "skills" / "skill-040" / "SKILL.md"
+    edited.write_text("---\nname: skill-040\ndescription: Bakes sourdough bread.\n---\n", encoding="utf-8")
+    age_saved_index(workspace)
+    changed_log = tmp_path / "changed.log"
+    warm = await first_answers(workspace, cache, log=changed_log)
+    assert "changed since its index was saved" in changed_log.read_text(encoding="utf-8")
+    shutil.rmtree(workspace / CACHE_DIR_NAME)
+    cold = await first_answers(workspace, cache)
+    assert warm["lenses"] == cold["lenses"] != unchanged["lenses"]
+    assert warm["hover"] == cold["hover"]

@@ -311,31 +311,55 @@ def needed_probes(paths: Iterable[str], listed: Iterable[str]) -> list[tuple[str
     ]
 
 
-def listing_holds(payload: Any, key: str, fresh_since: int | None = None) -> bool:
-    """Whether a saved listing still describes the tree: every directory the walk listed has the
-    mtime it had before it was listed, and every ignore file and `.git` the filter looked for is
-    as it was. Stamps within `RACY_NS` of the walk are not trusted (a change in the same clock
-    tick would keep them), unless the walk started at or after `fresh_since` (time.time_ns()):
-    then it is as fresh as a walk the caller would make now, which could miss such a change too."""
+def listing_trusted(payload: Any, key: str, fresh_since: int | None = None) -> float | None:
+    """The time before which the stamps of a saved listing are trusted, when `payload` is a listing
+    saved under `key` and none of its stamps is too recent to trust; else None. No stat is made:
+    `listing_holds` then checks them against the tree. Stamps within `RACY_NS` of the walk are not
+    trusted (a change in the same clock tick would keep them), unless the walk started at or after
+    `fresh_since` (time.time_ns()): then it is as fresh as a walk the caller would make now, which
+    could miss such a change too."""
     try:
         if not isinstance(payload, dict) or payload.get("key") != key:
-            return False
+            return None
         started = payload["started"]
         fresh = fresh_since is not None and isinstance(started, int) and started >= fresh_since
         trusted_before = math.inf if fresh else started - RACY_NS
-        stat = os.stat
-        for path, mtime in payload["dirs"].items():
-            if mtime >= trusted_before:
-                return False
-            try:
-                now = stat(path).st_mtime_ns
-            except OSError:
-                now = -1
-            if now != mtime:
-                return False
+        if max(payload["dirs"].values(), default=-math.inf) >= trusted_before:
+            return None
+        if any(isinstance(seen, tuple) and seen[1] >= trusted_before for _, seen in payload["probes"]):
+            return None
+        return float(trusted_before)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+
+
+def listing_holds(payload: Any, key: str, fresh_since: int | None = None) -> bool:
+    """Whether a saved listing still describes the tree: its stamps are trusted (`listing_trusted`),
+    every directory the walk listed has the mtime it had before it was listed, and every ignore
+    file and `.git` the filter looked for is as it was."""
+    trusted_before = listing_trusted(payload, key, fresh_since)
+    if trusted_before is None:
+        return False
+    try:
+        dirs = payload["dirs"]
+        if not stamps_hold(list(dirs), list(dirs.values()), [-1] * len(dirs)):
+            return False
         return probes_hold(payload["probes"], trusted_before)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return False
+
+
+def stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
+    """Whether each of `paths` has its mtime and (unless -1, as for a directory) its size."""
+    stat = os.stat
+    try:
+        for path, mtime, size in zip(paths, mtimes, sizes, strict=True):
+            info = stat(path)
+            if info.st_mtime_ns != mtime or (size != -1 and info.st_size != size):
+                return False
+    except OSError:  # gone, or no longer reachable
+        return False
+    return True
 
 
 def probes_hold(probes: Iterable[tuple[str, Any]], trusted_before: float) -> bool:

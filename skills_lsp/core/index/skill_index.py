@@ -45,6 +45,7 @@ from skills_lsp.core.files.discovery import (
 from skills_lsp.core.files.frames import FrameFolder
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.document_path import path_text as path_text  # re-exported
+from skills_lsp.core.index.documents_digest import documents_digest
 from skills_lsp.core.memory import no_collection
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.parse.allowed_tools import split_tools
@@ -267,6 +268,9 @@ class SkillIndex:
         self.frames: FrameFolder | None = None  # the frames in cache_dir (store.py)
         # What its documents rest on, when they are the store's saved ones (store.Stamps).
         self.stamps: Any = None
+        # (version, documents_digest of its documents then): made once per version, or given by
+        # the store that saved it with them.
+        self.digest: tuple[int, str] | None = None
 
     def _paths(self) -> dict[str, list[SkillDocument]]:
         table = self._by_path
@@ -372,6 +376,13 @@ class SkillIndex:
 
     def has_derived(self, key: str) -> bool:
         return key in self._derived
+
+    def documents_digest(self) -> str:
+        """documents_digest of its documents in order, made once per version."""
+        known = self.digest
+        if known is None or known[0] != self.version:
+            known = self.digest = (self.version, documents_digest(self._docs))
+        return known[1]
 
     def forget_derived(self, key: str) -> None:
         """Drop a built structure (it is built again on next use)."""

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skills_lsp.core import forked
-from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, ranked
+from skills_lsp.core.routing.ranking import SlottedSearch, ranked
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer, scorer_for
 from skills_lsp.core.routing.terms import (
     CJK_RANGES,
@@ -836,7 +836,7 @@ class Bm25fSearch(SlottedSearch, Bm25fScores):
     def _state_key(self, docs: list[SkillDocument]) -> str:
         """What saved postings must have been built from: these documents, in this order, split
         into terms by this version of `terms`."""
-        return documents_key(docs, TERMS_VERSION)
+        return self._documents_key(docs, TERMS_VERSION)
 
     def _load_saved(self, docs: list[SkillDocument]) -> bool:
         """The postings saved for exactly these documents by an earlier run, if any (store.py):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.routing.ranking import SlottedSearch, documents_key, tag_allowed
+from skills_lsp.core.routing.ranking import SlottedSearch, tag_allowed
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch, Tokenizer
 from skills_lsp.core.routing.tokens import TOKENS_VERSION, f32, tokenize
 from skills_lsp.core.text import ascii_lower
@@ -234,7 +234,7 @@ class SkillSearch(SlottedSearch):
         if frames is None:
             return False
         state = frames.read(SAVED_FILE.format(self.tokenizer), "lexical")
-        if not isinstance(state, dict) or state.get("key") != documents_key(docs, TOKENS_VERSION):
+        if not isinstance(state, dict) or state.get("key") != self._documents_key(docs, TOKENS_VERSION):
             return False
         for doc in docs:
             self._claim(doc)
@@ -253,7 +253,7 @@ class SkillSearch(SlottedSearch):
             return
         vocabulary, indptr, slots, weights = columns
         state = {
-            "key": documents_key(docs, TOKENS_VERSION),
+            "key": self._documents_key(docs, TOKENS_VERSION),
             "vocabulary": vocabulary,
             "indptr": indptr,
             "slots": slots,

@@ -5,12 +5,13 @@ bookkeeping of a search that follows an index's upserts and removes."""
 from __future__ import annotations
 
 import hashlib
+import operator
 from array import array
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skills_lsp.core.index.document_path import path_text
+from skills_lsp.core.index.documents_digest import documents_digest
 from skills_lsp.core.routing.scorer import SelectionPolicy, SkillMatch
 from skills_lsp.core.text import ascii_lower
 
@@ -18,17 +19,12 @@ if TYPE_CHECKING:
     from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 
 
-def documents_key(docs: list[SkillDocument], *version: object) -> str:
+def documents_key(docs: list[SkillDocument], *version: object, digest: str | None = None) -> str:
     """What a search saved between runs (store.py) must have been built from: these documents,
-    in this order, by this `version` of the code that indexed them (the content hash stands for
-    every field a document parses from its file)."""
-    digest = hashlib.sha256(repr((*version, len(docs))).encode())
-    # `_value_` is the member's value (enum docs), read without `.value`'s descriptor call: 16,000
-    # of them at a warm start; and no import of core.model into a warm select.
-    for doc in docs:
-        line = f"{path_text(doc)}\0{doc.hash}\0{doc.kind._value_}\0{doc.name}\0{doc.tags}\n"
-        digest.update(line.encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+    in this order (`digest`: their documents_digest, when known), by this `version` of the code
+    that indexed them."""
+    head = repr((*version, len(docs)))
+    return hashlib.sha256(f"{head}\0{digest or documents_digest(docs)}".encode()).hexdigest()
 
 
 def tag_allowed(skill: SkillDocument, include: set[str], exclude: set[str]) -> bool:
@@ -130,6 +126,12 @@ class SlottedSearch:
 
     def _reset(self) -> None:
         """Hook: empty the subclass's per-slot data (before a build)."""
+
+    def _documents_key(self, docs: list[SkillDocument], *version: object) -> str:
+        """`documents_key` of `docs`, with the digest the index keeps when they are all of its
+        documents in its order (a build's): a warm start reads no document for it."""
+        whole = len(docs) == len(self.index) and all(map(operator.is_, docs, self.index))
+        return documents_key(docs, *version, digest=self.index.documents_digest() if whole else None)
 
     def _add_all(self, docs: list[SkillDocument]) -> None:
         """Hook: give each document a slot (`_claim`) and index it; overridden to batch work."""

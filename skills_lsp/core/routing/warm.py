@@ -52,7 +52,7 @@ from typing import Any
 from skills_lsp._version import __version__
 from skills_lsp.core import forked
 from skills_lsp.core.files.cache import cache_dir_for, find_config, store_dir
-from skills_lsp.core.files.frames import RACY_NS, file_stamp, probes_hold, read_head
+from skills_lsp.core.files.frames import RACY_NS, file_stamp, probes_hold, read_head, stamps_hold
 from skills_lsp.core.routing.terms import TERMS_VERSION, Bm25fParameters, idf, terms
 from skills_lsp.core.routing.tokens import TOKENS_VERSION, f32, tokenize
 
@@ -215,23 +215,10 @@ def checking(
     return stats(paths, mtimes, sizes, child_share)
 
 
-def _stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:
-    """Whether each of `paths` has its mtime and (unless -1) its size."""
-    stat = os.stat
-    try:
-        for path, mtime, size in zip(paths, mtimes, sizes, strict=True):
-            info = stat(path)
-            if info.st_mtime_ns != mtime or (size != -1 and info.st_size != size):
-                return False
-    except OSError:  # gone, or no longer reachable
-        return False
-    return True
-
-
 def stats(
     paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int], child_share: float
 ) -> Callable[[], bool]:
-    """`_stamps_hold` begun: the last `child_share` of the paths in a child process where that
+    """`stamps_hold` begun: the last `child_share` of the paths in a child process where that
     can run on another core (forked.py), while this one goes on (with the scoring); the function
     returned stats the rest here, waits for the child and says whether all hold. At 45,000 paths
     the stats are most of a warm `select` (lexical, bm25f), and two threads hand the GIL to and
@@ -239,12 +226,12 @@ def stats(
     process; once this process's share fails, the child is stopped (the answer is no)."""
     cut = len(paths) - int(len(paths) * child_share)
     if len(paths) < PARALLEL_STATS or cut == len(paths) or not _may_fork():
-        return lambda: _stamps_hold(paths, mtimes, sizes)
-    theirs = forked.start(partial(_stamps_hold, paths[cut:], mtimes[cut:], sizes[cut:]))
+        return lambda: stamps_hold(paths, mtimes, sizes)
+    theirs = forked.start(partial(stamps_hold, paths[cut:], mtimes[cut:], sizes[cut:]))
 
     def finish() -> bool:
         try:
-            mine = _stamps_hold(paths[:cut], mtimes[:cut], sizes[:cut])
+            mine = stamps_hold(paths[:cut], mtimes[:cut], sizes[:cut])
         except BaseException:
             theirs(False)
             raise
@@ -252,7 +239,7 @@ def stats(
             theirs(False)
             return False
         answer = theirs(True)
-        return answer if answer is not None else _stamps_hold(paths[cut:], mtimes[cut:], sizes[cut:])
+        return answer if answer is not None else stamps_hold(paths[cut:], mtimes[cut:], sizes[cut:])
 
     return finish
 

@@ -13,7 +13,7 @@ from skills_lsp.core.files.cache import default_cache_dir
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.index.skill_index import SkillIndex
-from skills_lsp.core.index.store import load_cached_workspace_index
+from skills_lsp.core.index.store import SavedCheck, load_cached_workspace_index, load_saved_workspace_index
 from skills_lsp.core.model import FileKind
 from skills_lsp.core.routing.scorer import SCORERS, ScorerName, embeds, prepare
 from skills_lsp.core.routing.semantic import VECTORS, keep_vectors_in, load_model, workspace_keys
@@ -75,6 +75,16 @@ def load_folder_index(
         ignore,
         progress,
         fresh_since=fresh_since,
+    )
+
+
+def load_saved_folder_index(
+    config: Config, root: Path, ignore: IgnoreFilter | None = None
+) -> tuple[SkillIndex, SavedCheck] | None:
+    """`load_folder_index` as it was saved, without a stat, and what must be checked before it
+    is trusted for good (store.load_saved_workspace_index); None: load it with `load_folder_index`."""
+    return load_saved_workspace_index(
+        root, config.roots_for(root), config.max_depth, folder_cache_dir(config, root), ignore
     )
 
 

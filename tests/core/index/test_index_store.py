@@ -9,7 +9,9 @@ import os
 import pickle
 import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,20 +19,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core import forked
+from skills_lsp.core.files.discovery import DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH
 from skills_lsp.core.files.frames import RACY_NS, read_blobs, write_blobs
 from skills_lsp.core.files.ignore import IgnoreFilter
-from skills_lsp.core.index import store
+from skills_lsp.core.index import skill_index, store
+from skills_lsp.core.index.documents_digest import documents_digest
 from skills_lsp.core.index.skill_index import SkillIndex, load_workspace_index
 from skills_lsp.core.index.store import (
     DOCUMENTS_FILE,
     LISTING_FILE,
     DocumentStore,
+    SavedCheck,
     load_cached_workspace_index,
+    load_saved_workspace_index,
     read_frame,
     schema_key,
     write_frame,
 )
-from skills_lsp.core.routing import bm25f
+from skills_lsp.core.routing import bm25f, ranking
 from skills_lsp.core.routing.bm25f import SAVED_FILE, Bm25fSearch
 from skills_lsp.core.routing.lexical import SAVED_FILE as LEXICAL_FILE
 from skills_lsp.core.routing.lexical import LexicalScorer, select_skills_plain
@@ -383,9 +389,11 @@ def test_a_cold_load_keeps_no_body_in_memory_before_the_save(
     held: list[int] = []
     save = DocumentStore.save
 
-    def counting(self: DocumentStore, records: dict[str, store.Record], order: list[str]) -> bool:
+    def counting(
+        self: DocumentStore, records: dict[str, store.Record], order: list[str], digest: str | None = None
+    ) -> bool:
         held.append(sum("body" in r[4].__dict__ for r in records.values() if r[4] is not None))
-        return save(self, records, order)
+        return save(self, records, order, digest)
 
     monkeypatch.setattr(DocumentStore, "save", counting)
     fresh = load_workspace_index(root)
@@ -744,3 +752,138 @@ def test_progress_counts_every_file_when_some_are_reused(tmp_path: Path) -> None
     )
     assert {total for _, total in reports} == {13}
     assert reports[0] == (0, 13) and reports[-1][0] >= 12  # the reused ones count as done
+
+
+def load_saved(
+    root: Path, cache: Path, ignore: IgnoreFilter | None = None
+) -> tuple[SkillIndex, SavedCheck] | None:
+    ignore = ignore or IgnoreFilter(root)
+    return load_saved_workspace_index(root, DEFAULT_AGENT_SKILL_ROOTS, DEFAULT_MAX_DEPTH, cache, ignore)
+
+
+def saved_workspace(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace (with an ignore file) loaded once through the store, its stamps aged."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    (root / ".gitignore").write_text("skills/s8/\n", encoding="utf-8")
+    load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
+    age(cache)
+    return root, cache
+
+
+def test_a_saved_index_loads_without_a_stat_of_the_tree_as_the_full_load_gives_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, cache = saved_workspace(tmp_path)
+    ignore = IgnoreFilter(root)  # made as the folder's config is read: before the load
+    stats: list[str] = []
+    real_stat = os.stat
+
+    def counting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if str(path).startswith(str(root)):
+            stats.append(str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    saved = load_saved(root, cache, ignore)
+    assert saved is not None and stats == []
+    index, check = saved
+    assert check.holds() and stats  # the check is where the stats are
+    full = load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
+    assert [d.to_json() for d in index] == [d.to_json() for d in full]
+    assert [d.to_json() for d in index] == [
+        d.to_json() for d in load_workspace_index(root, ignore=IgnoreFilter(root))
+    ]
+    assert index.cache_dir == full.cache_dir and index.frames is not None
+
+
+def edit_in_place(root: Path) -> None:
+    path = root / "skills" / "s3" / "SKILL.md"
+    before = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").replace("forms", "FORMS"), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1))  # same size, the folder's mtime kept
+    os.utime(path.parent, ns=(before.st_atime_ns, path.parent.stat().st_mtime_ns))
+
+
+def add_skill(root: Path) -> None:
+    write_skill(root, "s9", skill("s9", "a new helper", "pdf"))
+
+
+def remove_skill(root: Path) -> None:
+    (root / "skills" / "s4" / "SKILL.md").unlink()
+
+
+def change_ignore_file(root: Path) -> None:
+    gitignore = root / ".gitignore"
+    folder = root.stat()
+    gitignore.write_text("skills/s1/\n", encoding="utf-8")  # same size, the folder's mtime kept
+    os.utime(root, ns=(folder.st_atime_ns, folder.st_mtime_ns))
+    os.utime(gitignore, ns=(10**18, 10**18))
+
+
+@pytest.mark.parametrize("change", [edit_in_place, add_skill, remove_skill, change_ignore_file])
+def test_the_check_of_a_saved_index_fails_on_any_change_the_full_load_sees(
+    tmp_path: Path, change: Callable[[Path], None]
+) -> None:
+    root, cache = saved_workspace(tmp_path)
+    saved = load_saved(root, cache)
+    assert saved is not None
+    index, check = saved
+    change(root)
+    assert not check.holds()
+    full = load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
+    assert [d.to_json() for d in full] != [d.to_json() for d in index]  # what the check guards
+
+
+def test_no_saved_index_is_taken_without_a_stat_unless_every_stamp_may_be_trusted(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    assert load_saved(root, cache) is None  # nothing saved
+    load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
+    assert load_saved(root, cache) is None  # files written within RACY_NS of the save
+    listing = read_frame(store_of(cache) / LISTING_FILE, schema_key("listing"))
+    assert listing is not None
+    listing["started"] += 10**12  # the folders' stamps old enough, not yet the files'
+    assert write_frame(store_of(cache) / LISTING_FILE, schema_key("listing"), listing)
+    assert load_saved(root, cache) is None
+    age(cache)
+    assert load_saved(root, cache) is not None
+    assert load_saved_workspace_index(root, DEFAULT_AGENT_SKILL_ROOTS, 1, cache, IgnoreFilter(root)) is None
+    (store_of(cache) / DOCUMENTS_FILE).write_bytes(b"truncated")
+    assert load_saved(root, cache) is None
+
+
+def test_a_cache_folder_inside_the_tree_is_made_before_the_walk_that_lists_its_parent(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root, 3)
+    cache = root / ".cache-here"  # as beside a config file: the first save makes it in `root`
+    load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
+    age(cache)
+    saved = load_saved(root, cache)
+    assert saved is not None and saved[1].holds()  # `root`'s mtime is the one the walk saw
+
+
+def test_a_warm_load_keys_its_saved_postings_with_the_digest_saved_with_its_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    make_workspace(root, 9)
+    Bm25fSearch(load(root, cache))  # builds and saves
+    saved = (store_of(cache) / SAVED_FILE).read_bytes()
+    warm = load(root, cache)
+    assert warm.digest is not None and warm.digest[1] == documents_digest(list(warm))
+
+    def unread(docs: object) -> str:
+        raise AssertionError("a warm load read its documents for their digest")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(skill_index, "documents_digest", unread)
+        patched.setattr(ranking, "documents_digest", unread)
+        loaded = Bm25fSearch(warm)  # the saved postings, found under the saved digest
+    assert (store_of(cache) / SAVED_FILE).read_bytes() == saved
+    assert bm25f_scores(loaded, QUERIES) == bm25f_scores(Bm25fSearch(load_workspace_index(root)), QUERIES)
+    # An edit makes the digest one of other documents: made again, as a fresh index makes it.
+    before = warm.documents_digest()
+    edited = write_skill(root, "s3", skill("s3", "invoice weather", "sql sql sql"))
+    warm.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
+    assert warm.documents_digest() == load_workspace_index(root).documents_digest() != before
