@@ -25,6 +25,7 @@ import threading
 import time
 import weakref
 import zlib
+from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from skills_lsp.core.files.frames import (
     listing_trusted,
     needed_probes,
     outside,
+    probes_hold,
     read_head,
     stamps_hold,
     written_with,
@@ -48,6 +50,7 @@ from skills_lsp.core.files.frames import (
 from skills_lsp.core.files.frames import read_frame as read_frame
 from skills_lsp.core.files.frames import write_frame as write_frame
 from skills_lsp.core.files.ignore import IgnoreFilter
+from skills_lsp.core.files.stats_child import stats_in_child
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
     SkillIndex,
@@ -549,18 +552,29 @@ def _give_digest(index: SkillIndex, store: DocumentStore) -> None:
 @dataclasses.dataclass(frozen=True)
 class SavedCheck:
     """What an index loaded on trust (`load_saved_workspace_index`) rests on: the saved listing
-    and each document file's saved stamp."""
+    (its ignore-file probes and each listed folder's mtime) and each document file's stamp."""
 
-    listing: dict[str, Any]
-    key: str
+    trusted_before: float  # frames.listing_trusted's answer for the listing
+    probes: list[tuple[str, Any]]
+    dirs: list[str]
+    dir_mtimes: array[int]
     paths: list[str]
-    mtimes: list[int]
-    sizes: list[int]
+    mtimes: array[int]
+    sizes: array[int]
 
     def holds(self) -> bool:
         """Whether the tree is as it was saved: the stats a load through the store makes first,
-        every one as saved. True: `load_cached_workspace_index` would give the same index now."""
-        return listing_holds(self.listing, self.key) and stamps_hold(self.paths, self.mtimes, self.sizes)
+        every one as saved (True: `load_cached_workspace_index` would give the same index now).
+        Made by a child process where one can be had (stats_child.py), else here."""
+        if not probes_hold(self.probes, self.trusted_before):
+            return False
+        stats = stats_in_child(self.dirs + self.paths)
+        if stats is None:
+            return stamps_hold(self.dirs, self.dir_mtimes, [-1] * len(self.dirs)) and stamps_hold(
+                self.paths, self.mtimes, self.sizes
+            )
+        mtimes, sizes = stats
+        return mtimes == self.dir_mtimes + self.mtimes and sizes[len(self.dirs) :] == self.sizes
 
 
 def load_saved_workspace_index(
@@ -580,7 +594,8 @@ def load_saved_workspace_index(
     cache_dir = store_dir(cache_dir, root)
     key = _listing_key(root, roots, max_depth, ignore)
     listing = read_frame(cache_dir / LISTING_FILE, schema_key("listing"))
-    if not isinstance(listing, dict) or listing_trusted(listing, key) is None:
+    trusted = listing_trusted(listing, key)
+    if not isinstance(listing, dict) or trusted is None:
         return None
     store = DocumentStore(cache_dir)
     trusted_before = store.saved_ns - RACY_NS
@@ -600,8 +615,17 @@ def load_saved_workspace_index(
     _give_digest(index, store)
     index.cache_dir = cache_dir
     index.frames = FrameFolder(cache_dir, _schema())
-    sizes, mtimes = [r[0] for r in records.values()], [r[1] for r in records.values()]
-    return index, SavedCheck(listing, key, list(records), mtimes, sizes)
+    dirs: dict[str, int] = listing["dirs"]
+    check = SavedCheck(
+        trusted,
+        listing["probes"],
+        list(dirs),
+        array("q", dirs.values()),
+        list(records),
+        array("q", [r[1] for r in records.values()]),
+        array("q", [r[0] for r in records.values()]),
+    )
+    return index, check
 
 
 @dataclasses.dataclass(frozen=True)

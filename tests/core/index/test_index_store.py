@@ -821,14 +821,18 @@ def change_ignore_file(root: Path) -> None:
     os.utime(gitignore, ns=(10**18, 10**18))
 
 
+@pytest.mark.parametrize("in_child", [True, False], ids=["stats in a child", "stats here"])
 @pytest.mark.parametrize("change", [edit_in_place, add_skill, remove_skill, change_ignore_file])
 def test_the_check_of_a_saved_index_fails_on_any_change_the_full_load_sees(
-    tmp_path: Path, change: Callable[[Path], None]
+    tmp_path: Path, change: Callable[[Path], None], in_child: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if not in_child:  # no child to be had: the check stats here
+        monkeypatch.setattr(store, "stats_in_child", lambda paths: None)
     root, cache = saved_workspace(tmp_path)
     saved = load_saved(root, cache)
     assert saved is not None
     index, check = saved
+    assert check.holds()
     change(root)
     assert not check.holds()
     full = load_cached_workspace_index(root, cache_dir=cache, ignore=IgnoreFilter(root))
