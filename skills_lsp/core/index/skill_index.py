@@ -237,14 +237,21 @@ class SkillIndex:
     """Documents sorted by (name, path), with the crate's lookups and incremental updates."""
 
     def __init__(
-        self, documents: Iterable[SkillDocument] = (), *, ordered: bool = False, path_ordered: bool = False
+        self,
+        documents: Iterable[SkillDocument] = (),
+        *,
+        ordered: bool = False,
+        path_ordered: bool = False,
+        normalised: Sequence[str] | None = None,
     ) -> None:
         """`ordered`: the documents already are in (name, path) order (the persistent store
         keeps that order), so neither sorted nor keyed until a change needs the keys.
         `path_ordered`: they are in path order (as discovery lists them), so a stable sort by name
-        puts them in (name, path) order without a path key each."""
+        puts them in (name, path) order without a path key each. `normalised`, with `ordered`:
+        `os.path.normpath` of each document's path, in their order (the store's own keys), so that
+        the path table is made without reading a path (normalised_paths)."""
         if path_ordered:
-            documents, ordered = sorted(documents, key=_name_of), True
+            documents, ordered, normalised = sorted(documents, key=_name_of), True, None
         self._docs = list(documents) if ordered else sorted(documents, key=SkillDocument.sort_key)
         self._sort_keys: list[tuple[str, tuple[str, ...]]] | None = (
             None if ordered else [d.sort_key() for d in self._docs]
@@ -256,6 +263,10 @@ class SkillIndex:
         # Those normalised paths in index order, made with _by_path and kept with it: SK703's listing
         # labels each skill with its path (server/folder.py) from these, not normalising them again.
         self._normalised: list[str] | None = None
+        if ordered and normalised is not None:
+            if len(normalised) != len(self._docs):
+                raise ValueError(f"{len(normalised)} normalised paths for {len(self._docs)} documents")
+            self._normalised = list(normalised)  # a copy: the index changes it with the documents
         self._paths_lock = threading.Lock()  # not _derived_lock: a scorer's build holds that for seconds
         self._by_name: dict[str, list[SkillDocument]] = {}
         for doc in self._docs:
@@ -278,7 +289,9 @@ class SkillIndex:
             with self._paths_lock:  # two threads' first lookups make it once
                 if self._by_path is None:
                     docs = self._docs
-                    normalised = _normalised(list(map(path_text, docs)))
+                    normalised = self._normalised
+                    if normalised is None:
+                        normalised = _normalised(list(map(path_text, docs)))
                     made = dict(zip(normalised, ([doc] for doc in docs), strict=True))
                     if len(made) < len(docs):  # a path read twice: each of its documents in its list
                         made = {}

@@ -511,7 +511,11 @@ def load_cached_workspace_index(
             docs.append(doc)
             path_of[id(doc)] = path
     ordered = store.ordered(records)
-    index = SkillIndex(ordered, ordered=True) if ordered is not None else SkillIndex(docs)
+    # The saved order is of the records' keys, each os.path.normpath of its document's path (the
+    # path it was read from, Path(key)): the index's path table made from them reads no path.
+    index = (
+        SkillIndex(ordered, ordered=True, normalised=store.order) if ordered is not None else SkillIndex(docs)
+    )
     saved = ordered is not None or store.save(records, [path_of[id(doc)] for doc in index])
     index.cache_dir = cache_dir
     index.frames = FrameFolder(cache_dir, _schema()) if cache_dir is not None else None

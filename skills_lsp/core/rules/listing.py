@@ -422,7 +422,9 @@ def listed_columns(
     def column(values: Sequence[str]) -> list[str]:
         return list(map(values.__getitem__, order))
 
-    return Listed(column(names), column(descriptions), column(paths), column(when_to_use), column(owners))
+    made = Listed(column(names), column(descriptions), column(paths), column(when_to_use), column(owners))
+    made.__dict__["keys"] = list(map(keys.__getitem__, order))  # its cached `keys`, not zipped again
+    return made
 
 
 @dataclass(frozen=True)
