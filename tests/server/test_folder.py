@@ -83,6 +83,14 @@ def test_a_skills_listing_base_is_every_other_skill_of_the_folder(
         paths[0].write_text(edited, encoding="utf-8")
         state.update(paths[0], edited)
     assert any("a" * 1500 in d.description for d in folder.index)
+    # A warm load (the documents in the store's order, the path table made from the store's keys)
+    # gives every skill the same base.
+    State().load_folder(root)  # the store saved with the edit
+    warm = State().load_folder(root)
+    assert warm.index._by_path is None and warm.index._normalised is not None
+    for path in paths:
+        for name in ("claude-code", "codex", "gemini-cli"):
+            assert warm.listing_base(RUNTIMES[name], path) == expected(name, path)
 
 
 def test_listed_paths_are_made_absolute_as_each_alone_would_be(
