@@ -83,3 +83,26 @@ def test_a_skills_listing_base_is_every_other_skill_of_the_folder(
         paths[0].write_text(edited, encoding="utf-8")
         state.update(paths[0], edited)
     assert any("a" * 1500 in d.description for d in folder.index)
+    # A warm load (the documents in the store's order, the path table made from the store's keys)
+    # gives every skill the same base.
+    State().load_folder(root)  # the store saved with the edit
+    warm = State().load_folder(root)
+    assert warm.index._by_path is None and warm.index._normalised is not None
+    for path in paths:
+        for name in ("claude-code", "codex", "gemini-cli"):
+            assert warm.listing_base(RUNTIMES[name], path) == expected(name, path)
+
+
+def test_listed_paths_are_made_absolute_as_each_alone_would_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SK703 lists every skill by its absolute path: all absolute already is one pass, and a
+    relative one among them still gets the working folder's."""
+    from skills_lsp.server.folder import _absolute, _absolute_paths
+
+    monkeypatch.chdir(tmp_path)
+    absolute = ["/w/a/SKILL.md", "/w/b/SKILL.md"]
+    assert _absolute_paths(absolute) == absolute
+    mixed = ["/w/a/SKILL.md", "skills/b/SKILL.md", "../c/SKILL.md"]
+    assert _absolute_paths(mixed) == [_absolute(p) for p in mixed] == [os.path.abspath(p) for p in mixed]
+    assert _absolute_paths(mixed)[1] == str(tmp_path / "skills/b/SKILL.md")

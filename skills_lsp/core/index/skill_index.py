@@ -15,6 +15,7 @@ import bisect
 import contextlib
 import hashlib
 import os
+import posixpath
 import re
 import string
 import threading
@@ -237,14 +238,21 @@ class SkillIndex:
     """Documents sorted by (name, path), with the crate's lookups and incremental updates."""
 
     def __init__(
-        self, documents: Iterable[SkillDocument] = (), *, ordered: bool = False, path_ordered: bool = False
+        self,
+        documents: Iterable[SkillDocument] = (),
+        *,
+        ordered: bool = False,
+        path_ordered: bool = False,
+        normalised: Sequence[str] | None = None,
     ) -> None:
         """`ordered`: the documents already are in (name, path) order (the persistent store
         keeps that order), so neither sorted nor keyed until a change needs the keys.
         `path_ordered`: they are in path order (as discovery lists them), so a stable sort by name
-        puts them in (name, path) order without a path key each."""
+        puts them in (name, path) order without a path key each. `normalised`, with `ordered`:
+        `os.path.normpath` of each document's path, in their order (the store's own keys), so that
+        the path table is made without reading a path (normalised_paths)."""
         if path_ordered:
-            documents, ordered = sorted(documents, key=_name_of), True
+            documents, ordered, normalised = sorted(documents, key=_name_of), True, None
         self._docs = list(documents) if ordered else sorted(documents, key=SkillDocument.sort_key)
         self._sort_keys: list[tuple[str, tuple[str, ...]]] | None = (
             None if ordered else [d.sort_key() for d in self._docs]
@@ -253,6 +261,13 @@ class SkillIndex:
         # made on first use (_paths): a CLI's one query never asks, and 15,000 paths normalised
         # were 0.05 s of a cold index
         self._by_path: dict[str, list[SkillDocument]] | None = None
+        # Those normalised paths in index order, made with _by_path and kept with it: SK703's listing
+        # labels each skill with its path (server/folder.py) from these, not normalising them again.
+        self._normalised: list[str] | None = None
+        if ordered and normalised is not None:
+            if len(normalised) != len(self._docs):
+                raise ValueError(f"{len(normalised)} normalised paths for {len(self._docs)} documents")
+            self._normalised = list(normalised)  # a copy: the index changes it with the documents
         self._paths_lock = threading.Lock()  # not _derived_lock: a scorer's build holds that for seconds
         self._by_name: dict[str, list[SkillDocument]] = {}
         for doc in self._docs:
@@ -277,12 +292,25 @@ class SkillIndex:
         if table is None:
             with self._paths_lock:  # two threads' first lookups make it once
                 if self._by_path is None:
-                    made: dict[str, list[SkillDocument]] = {}
-                    for doc in self._docs:
-                        made.setdefault(os.path.normpath(path_text(doc)), []).append(doc)
-                    self._by_path = made
+                    docs = self._docs
+                    normalised = self._normalised
+                    if normalised is None:
+                        normalised = _normalised(list(map(path_text, docs)))
+                    made = dict(zip(normalised, ([doc] for doc in docs), strict=True))
+                    if len(made) < len(docs):  # a path read twice: each of its documents in its list
+                        made = {}
+                        for key, doc in zip(normalised, docs, strict=True):
+                            made.setdefault(key, []).append(doc)
+                    self._normalised, self._by_path = normalised, made
                 table = self._by_path
         return table
+
+    def normalised_paths(self) -> list[str]:
+        """`os.path.normpath` of each document's path, in index order (the list the index keeps:
+        not to be changed)."""
+        self._paths()
+        assert self._normalised is not None
+        return self._normalised
 
     # the crate's API
     def is_empty(self) -> bool:
@@ -333,6 +361,8 @@ class SkillIndex:
         del self._docs[at]
         if self._sort_keys is not None:
             del self._sort_keys[at]
+        assert self._normalised is not None  # made with `paths`
+        del self._normalised[at]
         _drop(docs, doc)
         if not docs:
             del paths[os.path.normpath(path)]
@@ -346,12 +376,16 @@ class SkillIndex:
     def upsert(self, document: SkillDocument) -> None:
         """Add a document, replacing the one read from the same path."""
         self.remove(document.path)
+        paths = self._paths()  # made before the insert below: made after, it would hold `document` twice
+        normalised = os.path.normpath(document.path)
         key = document.sort_key()
         at = self._bisect(bisect.bisect_right, key)
         self._docs.insert(at, document)
         if self._sort_keys is not None:
             self._sort_keys.insert(at, key)
-        self._paths().setdefault(os.path.normpath(document.path), []).append(document)
+        assert self._normalised is not None
+        self._normalised.insert(at, normalised)
+        paths.setdefault(normalised, []).append(document)
         self._by_name.setdefault(document.name, []).append(document)
         self._changed("add", document)
 
@@ -402,6 +436,22 @@ class SkillIndex:
         return isinstance(other, SkillIndex) and self._docs == other._docs
 
     __hash__ = None  # type: ignore[assignment]
+
+
+# What `os.path.normpath` changes in a POSIX path, seen in texts each between two NULs (which no
+# path holds): an empty text, a `.` or `..` component, an empty component (`//`, a trailing `/`).
+_NOT_NORMALISED = ("\0\0", "//", "/\0", "/./", "/../", "\0./", "\0../", "/.\0", "/..\0", "\0.\0", "\0..\0")
+
+
+def _normalised(texts: list[str]) -> list[str]:
+    """`os.path.normpath` of each path text. On POSIX, when a search in C over them all finds none
+    it would change (the store's paths were normalised when found), the texts themselves: 16,000
+    calls were a third of the path table's time at a warm start."""
+    if os.path is posixpath:
+        joined = "\0" + "\0".join(texts) + "\0"
+        if joined.count("\0") == len(texts) + 1 and not any(odd in joined for odd in _NOT_NORMALISED):
+            return texts
+    return list(map(os.path.normpath, texts))
 
 
 def _name_of(document: SkillDocument) -> str:

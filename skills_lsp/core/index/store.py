@@ -529,11 +529,14 @@ def load_cached_workspace_index(
             docs.append(doc)
             path_of[id(doc)] = path
     ordered = store.ordered(records)
-    index = SkillIndex(ordered, ordered=True) if ordered is not None else SkillIndex(docs)
+    # The saved order is of the records' keys, each os.path.normpath of its document's path (the
+    # path it was read from, Path(key)): the index's path table made from them reads no path.
     if ordered is not None:
+        index = SkillIndex(ordered, ordered=True, normalised=store.order)
         _give_digest(index, store)
         saved = True
     else:
+        index = SkillIndex(docs)
         saved = store.save(records, [path_of[id(doc)] for doc in index], index.documents_digest())
     index.cache_dir = cache_dir
     index.frames = FrameFolder(cache_dir, _schema()) if cache_dir is not None else None
@@ -611,7 +614,7 @@ def load_saved_workspace_index(
     ordered = store.ordered(records)
     if ordered is None:
         return None
-    index = SkillIndex(ordered, ordered=True)
+    index = SkillIndex(ordered, ordered=True, normalised=store.order)  # see load_cached_workspace_index
     _give_digest(index, store)
     index.cache_dir = cache_dir
     index.frames = FrameFolder(cache_dir, _schema())

@@ -378,14 +378,53 @@ class Listed:
     when_to_use: list[str]
     owners: list[str]
 
+    # Made once for every runtime's table (each list is only read).
+    @cached_property
+    def keys(self) -> list[tuple[str, str]]:
+        return list(zip(self.names, self.paths, strict=True))
+
+    @cached_property
+    def name_lengths(self) -> list[int]:
+        return list(map(len, self.names))
+
+    @cached_property
+    def path_lengths(self) -> list[int]:
+        return list(map(len, self.paths))
+
+    @cached_property
+    def description_lengths(self) -> list[int]:
+        return list(map(len, self.descriptions))
+
 
 def listed(rows: Iterable[tuple[str, str, str, str, str]]) -> Listed:
     """`Listed` of (name, description, path, when_to_use, owner) rows, in any order."""
-    ordered = sorted(rows, key=operator.itemgetter(0, 2))  # stable: ties keep their order
-    if not ordered:
+    columns = list(zip(*rows, strict=True))
+    if not columns:
         return Listed([], [], [], [], [])
-    names, descriptions, paths, when_to_use, owners = map(list, zip(*ordered, strict=True))
-    return Listed(names, descriptions, paths, when_to_use, owners)
+    names, descriptions, paths, when_to_use, owners = columns
+    return listed_columns(names, descriptions, paths, when_to_use, owners)
+
+
+def listed_columns(
+    names: Sequence[str],
+    descriptions: Sequence[str],
+    paths: Sequence[str],
+    when_to_use: Sequence[str],
+    owners: Sequence[str],
+    keep: Iterable[int] | None = None,
+) -> Listed:
+    """`listed` of the rows these columns make (the rows at the positions `keep`, in order; None:
+    all of them): the server's columns of 15,000 skills come from its index whole, each a pass in
+    C, not as a tuple per skill."""
+    keys = list(zip(names, paths, strict=True))
+    order = sorted(range(len(keys)) if keep is None else keep, key=keys.__getitem__)  # stable
+
+    def column(values: Sequence[str]) -> list[str]:
+        return list(map(values.__getitem__, order))
+
+    made = Listed(column(names), column(descriptions), column(paths), column(when_to_use), column(owners))
+    made.__dict__["keys"] = list(map(keys.__getitem__, order))  # its cached `keys`, not zipped again
+    return made
 
 
 @dataclass(frozen=True)
@@ -401,9 +440,9 @@ class ListingTable:
     bare: list[int]  # each entry without its description (`_bare`)
     full: list[int]  # each entry with its capped description (`entry_cost`)
 
-    @cached_property
+    @property
     def keys(self) -> list[tuple[str, str]]:
-        return list(zip(self.listed.names, self.listed.paths, strict=True))
+        return self.listed.keys
 
     @cached_property
     def lengths(self) -> list[int]:
@@ -418,9 +457,10 @@ class ListingTable:
         """The listing base of every skill but those of the owner `without`."""
         listed, capped, bare, full = self.listed, self.capped, self.bare, self.full
         keys, lengths = self.keys, self.lengths
-        if without is not None and without in listed.owners:
+        dropped = _positions(listed.owners, without) if without is not None else []
+        if dropped:
             keys, lengths, bare, full = list(keys), list(lengths), list(bare), list(full)
-            for at in reversed([at for at, owner in enumerate(listed.owners) if owner == without]):
+            for at in reversed(dropped):
                 del keys[at], bare[at], full[at]
                 del lengths[bisect.bisect_left(lengths, capped[at])]
         return ListingBase(
@@ -435,27 +475,40 @@ class ListingTable:
         )
 
 
+def _positions(values: list[str], value: str) -> list[int]:
+    """Where `value` is in `values`, in order (found by `list.index`, a scan in C)."""
+    found: list[int] = []
+    try:
+        while True:
+            found.append(values.index(value, found[-1] + 1 if found else 0))
+    except ValueError:
+        return found
+
+
 def listing_table(runtime: Runtime, skills: Listed) -> ListingTable:
     """`runtime`'s entries of `skills`: the arithmetic of `as_listed_by`, `_capped`, `_bare` and
     `entry_cost` over whole columns (tests/core/rules/test_listing.py holds them to those rules skill
-    by skill, and to `fit_listing`)."""
-    if runtime.lists_when_to_use:  # the description, one space and `when_to_use`, when there is one
+    by skill, and to `fit_listing`), each a pass in C where it can be."""
+    lengths = skills.description_lengths
+    if runtime.lists_when_to_use and any(skills.when_to_use):
+        # The description, one space and `when_to_use`, when there is one.
         lengths = [
-            len(d) + 1 + len(w) if w else len(d)
-            for d, w in zip(skills.descriptions, skills.when_to_use, strict=True)
+            length + 1 + len(when) if when else length
+            for length, when in zip(lengths, skills.when_to_use, strict=True)
         ]
-    else:
-        lengths = [len(d) for d in skills.descriptions]
     cap = runtime.entry_cap
-    capped = [min(length, cap) for length in lengths] if cap else lengths
-    overhead = runtime.overhead
+    capped = list(map(min, lengths, itertools.repeat(cap))) if cap else list(lengths)
+    plain = skills.name_lengths
     if runtime.counts_path:
-        plain = [overhead + len(n) + len(p) for n, p in zip(skills.names, skills.paths, strict=True)]
-    else:
-        plain = [overhead + len(n) for n in skills.names]
+        plain = list(map(operator.add, plain, skills.path_lengths))
+    plain = list(map(runtime.overhead.__add__, plain))
     full = list(map(operator.add, plain, capped))
     # Claude Code's entry without a description is `- {name}`; the others' is their entry with an empty one.
-    bare = [len(n) + 3 for n in skills.names] if runtime.strategy is Strategy.DROP_DESCRIPTIONS else plain
+    bare = (
+        list(map((3).__add__, skills.name_lengths))
+        if runtime.strategy is Strategy.DROP_DESCRIPTIONS
+        else plain
+    )
     return ListingTable(runtime, skills, capped, bare, full)
 
 

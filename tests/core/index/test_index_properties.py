@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skills_lsp.core.files.discovery import path_sort_key
+from skills_lsp.core.index import skill_index
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
     SkillIndex,
@@ -202,6 +203,8 @@ def _check_index(index: SkillIndex, model: dict[str, SkillDocument]) -> None:
         assert index.find_by_name(name) is expected
     for path in INDEX_PATHS:
         assert index.find_by_path(path) is model.get(path)
+    # The normalised paths the index keeps beside its path table follow every change.
+    assert index.normalised_paths() == [os.path.normpath(d.path) for d in docs]
     for doc in docs:
         assert index.find_by_id(doc.id) is next(d for d in docs if d.id == doc.id)
 
@@ -222,6 +225,13 @@ def test_incremental_index_equals_fresh_build(script: IndexScript) -> None:
             removed = index.remove(alias)
             assert removed is model.pop(path, None)
         _check_index(index, model)
+
+
+@given(st.lists(st.text(alphabet="/.a\0é", max_size=8), max_size=4))
+def test_path_texts_are_normalised_as_normpath_does(texts: list[str]) -> None:
+    """The path table's normalisation skips `normpath` when one search finds nothing it would
+    change: the same paths either way (empty texts, `.` and `..`, `//`, trailing `/`, NULs)."""
+    assert skill_index._normalised(list(texts)) == [os.path.normpath(t) for t in texts]
 
 
 def test_incremental_index_examples() -> None:

@@ -626,6 +626,7 @@ def test_warm_index_keeps_the_saved_order_and_still_follows_changes(tmp_path: Pa
         index.remove(root / "skills" / "s4" / "SKILL.md")
         index.upsert(edited_doc)
     assert [d.to_json() for d in warm] == [d.to_json() for d in fresh]
+    assert warm.normalised_paths() == fresh.normalised_paths() == [os.path.normpath(d.path) for d in fresh]
 
 
 def fresh_and_warm(tmp_path: Path) -> tuple[Path, Path, SkillIndex, SkillIndex]:
@@ -659,6 +660,9 @@ def test_paths_are_made_on_first_use_and_are_those_of_a_fresh_build(tmp_path: Pa
     assert all("path" not in doc.__dict__ for doc in warm)  # nothing asked for a path yet
     assert [path_text(d) for d in warm] == [os.fspath(d.path) for d in fresh]
     assert documents_key(warm.skills(), 1) == documents_key(fresh.skills(), 1)
+    # The path table's normalised paths are the store's keys: no text read, a fresh build's paths.
+    assert warm.normalised_paths() == [os.path.normpath(d.path) for d in fresh]
+    assert all("path" not in doc.__dict__ for doc in warm)
     some = fresh.skills()[3]
     found = warm.find_by_path(os.fspath(some.path))  # the lookup by path, made of the texts
     assert all("path" not in doc.__dict__ for doc in warm if doc is not found)

@@ -371,6 +371,8 @@ def test_the_column_tables_give_every_runtime_the_skill_by_skill_base() -> None:
             whole = reference_base(runtime, others, None, {}).full_total
             near = str(max(1, whole + rng.randrange(-200, 200)))
             environ = rng.choice([{}, {"SLASH_COMMAND_TOOL_CHAR_BUDGET": near}])
-            table = listing.listing_table(runtime, listing.listed(rows))
+            columns = listing.listed(rows)
+            assert columns.keys == list(zip(columns.names, columns.paths, strict=True))
+            table = listing.listing_table(runtime, columns)
             made = table.base(context, environ, without=without)
             assert made == reference_base(runtime, others, context, environ), (name, rows, without)
