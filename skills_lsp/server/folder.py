@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import itertools
+import logging
 import math
 import operator
 import os
@@ -21,15 +22,24 @@ from skills_lsp.core.files.cache import find_config
 from skills_lsp.core.files.config import Config
 from skills_lsp.core.files.discovery import kind_of, workspace_kind
 from skills_lsp.core.files.ignore import IgnoreFilter
+from skills_lsp.core.index.documents_digest import documents_digest
 from skills_lsp.core.index.skill_index import SkillDocument, SkillIndex
 from skills_lsp.core.index.store import SavedCheck
 from skills_lsp.core.model import FileKind, Finding
 from skills_lsp.core.parse.frontmatter import Document
+from skills_lsp.core.routing.kept_rankings import (
+    KeptRankings,
+    read_rankings,
+    request_of,
+    same_documents,
+    save_rankings,
+)
 from skills_lsp.core.routing.overlap import Collision
 from skills_lsp.core.routing.queries import (
     EVAL_QUERIES_FILE,
     QueryCase,
     QueryResult,
+    judge_case,
     load_query_file,
     parse_query_file,
     run_case,
@@ -56,8 +66,13 @@ from skills_lsp.core.workspace.scorers import (
 )
 from skills_lsp.core.workspace.settings import load_config, unknown_overlap_names
 
+log = logging.getLogger(__name__)
+
 # How long a lens or hover request scores test queries before it lets the event loop read a cancel.
 RESULTS_STEP_SECONDS = 0.02
+# How long after the test queries are scored their rankings are saved: the lenses waiting for them
+# are answered first.
+KEEP_RANKINGS_AFTER = 0.1
 
 
 class FileRole(enum.Enum):
@@ -137,9 +152,23 @@ class Folder:
     # Each skill buffer's last SK704 collisions, by normalised path: what its quick findings show
     # while they are computed again (roles/skill.py).
     kept_collisions: dict[str, list[Collision]] = field(default_factory=dict)
+    # The index's documents as loaded: test-query rankings are kept for those (routing/
+    # kept_rankings.py), by scorer; `_kept`: those of the scoring under way, with the index's
+    # version when it began.
+    _loaded: list[SkillDocument] = field(default_factory=list)
+    _loaded_digest: str | None = None  # their documents_digest, when the index knew it at the load
+    _rankings: dict[str, KeptRankings] = field(default_factory=dict)
+    _kept: tuple[int, KeptRankings] | None = None
+    _saving: dict[str, asyncio.TimerHandle] = field(default_factory=dict)  # saves waiting, by scorer
+    rankings_kept: int = 0  # test queries answered from a kept ranking, and ranked, so far
+    rankings_scored: int = 0
 
     def __post_init__(self) -> None:
         self.index.subscribe(self._count_change)
+        self._loaded = list(self.index)
+        # The store gives it at a warm load, a scorer's build makes it at a cold one.
+        known = self.index.digest
+        self._loaded_digest = known[1] if known is not None and known[0] == self.index.version else None
 
     def ignores(self, path: Path) -> bool:
         return self.ignore is not None and self.ignore.active and self.ignore.ignored(path)
@@ -230,20 +259,24 @@ class Folder:
         return self.results_pending() or time.monotonic() - self._lens_answered < quiet
 
     def advance_results(self, seconds: float = float("inf")) -> bool:
-        """Score further test queries for up to `seconds`; True once every one is scored."""
+        """Score further test queries for up to `seconds`; True once every one is scored. While
+        the index holds the documents it was loaded with, a query ranked over them before (this
+        run, or the last one: routing/kept_rankings.py) is not ranked again."""
         if self._results is not None:
             return True
         deadline = time.monotonic() + seconds
         if self._scoring is None:
             self._scoring = self.scorer
+            self._kept = self._kept_rankings(self._scoring)
         while len(self._partial) < len(self.cases):
             case = self.cases[len(self._partial)]
             try:
-                self._partial.append(run_case(self.index, case, select_skills, self._scoring))
+                self._partial.append(self._result(case, self._scoring))
             except ScorerUnavailable as error:
                 # The configured scorer's extra is missing: every query with the fallback instead.
                 self.scorer_problem = f"scorer {self._scoring!r} is not available here: {error}"
                 self._scoring = FALLBACK
+                self._kept = self._kept_rankings(FALLBACK)
                 self._partial.clear()
                 continue
             if time.monotonic() >= deadline:
@@ -251,7 +284,77 @@ class Folder:
         if self._scoring == self.chosen_scorer():
             self.scorer_problem = None
         self._results, self._partial = self._partial, []
+        self._keep_rankings(self._scoring)
+        log.info(
+            "%s: test queries ranked %d times, answered %d times from kept rankings",
+            self.root,
+            self.rankings_scored,
+            self.rankings_kept,
+        )
         return True
+
+    def _result(self, case: QueryCase, scorer: str) -> QueryResult:
+        """`case`'s result: from its kept ranking when there is one, else ranked now."""
+        kept = self._kept
+        if kept is None or kept[0] != self.index.version:  # no longer the documents they are for
+            self.rankings_scored += 1
+            return run_case(self.index, case, select_skills, scorer)
+        request = request_of(case.query, case.ranking_policy(scorer))
+        ranking = kept[1].ranking(request)
+        if ranking is None:
+            self.rankings_scored += 1
+            ranking = tuple(select_skills(self.index, case.query, case.ranking_policy(scorer)))
+            kept[1].keep(request, ranking)
+        else:
+            self.rankings_kept += 1
+        return judge_case(case, ranking, scorer)
+
+    def _kept_rankings(self, scorer: str) -> tuple[int, KeptRankings] | None:
+        """The rankings kept for `scorer` over the documents the index was loaded with (read from
+        the last run's file the first time), with the index's version now; None when the index
+        holds other documents, or keeps nothing between runs."""
+        docs = list(self.index)
+        if not same_documents(self._loaded, docs):
+            return None
+        kept = self._rankings.get(scorer)
+        if kept is None:
+            if self._loaded_digest is None:  # not known at the load (no scorer asked for it)
+                self._loaded_digest = documents_digest(self._loaded)
+            kept = read_rankings(self.index, scorer, docs, self._loaded_digest)
+            if kept is None:
+                return None
+            self._rankings[scorer] = kept
+        # The documents now (the same, or read the same): a kept ranking's skills are theirs.
+        kept.docs = docs
+        return self.index.version, kept
+
+    def _keep_rankings(self, scorer: str) -> None:
+        """Once every query is scored: save the rankings of today's cases when some were scored
+        over the loaded documents (just now, in a running server: after the answers are sent)."""
+        kept = self._kept
+        if kept is None or kept[0] != self.index.version or not kept[1].new or self.index.frames is None:
+            return
+        requests = [request_of(case.query, case.ranking_policy(scorer)) for case in self.cases]
+        rankings = kept[1].to_save(requests)
+        if rankings is None:
+            return
+        frames, key = self.index.frames, kept[1].key
+        kept[1].positions, kept[1].new = rankings, {}
+
+        def save() -> None:
+            self._saving.pop(scorer, None)
+            save_rankings(frames, scorer, key, rankings)
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a test, a script): now
+            save()
+            return
+        # Typing in the query file scores its cases again and again: only the last save is made.
+        pending = self._saving.pop(scorer, None)
+        if pending is not None:
+            pending.cancel()
+        self._saving[scorer] = loop.call_later(KEEP_RANKINGS_AFTER, save)
 
     def parse_queries(self, path: Path, text: str) -> tuple[list[QueryCase], list[Finding]]:
         """A test-query file's cases and problems for this text, parsed once per text."""
@@ -303,6 +406,7 @@ class Folder:
         self._results = None
         self._partial = []
         self._scoring = None
+        self._kept = None
         self._chosen = None
         self.scorer_problem = None  # tried again: the extra may have been installed meanwhile
         self._eval_results.clear()

@@ -1,14 +1,23 @@
 """A folder as the server keeps it (server/folder.py): a skill's trigger evals on disk are read
-when first asked for, not looked for at load."""
+when first asked for, not looked for at load; its test queries' rankings are kept between loads."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from lsp_helpers import wait_for
 
+from skills_lsp.core.files.frames import FrameFolder, write_frame
+from skills_lsp.core.routing.kept_rankings import KIND, Positions, Request, save_rankings
+from skills_lsp.core.routing.queries import QueryResult, run_cases
+from skills_lsp.core.routing.scorer import SCORERS
+from skills_lsp.server import folder as folder_module
+from skills_lsp.server.folder import KEEP_RANKINGS_AFTER, Folder
 from skills_lsp.server.state import State
 
 
@@ -106,3 +115,183 @@ def test_listed_paths_are_made_absolute_as_each_alone_would_be(
     mixed = ["/w/a/SKILL.md", "skills/b/SKILL.md", "../c/SKILL.md"]
     assert _absolute_paths(mixed) == [_absolute(p) for p in mixed] == [os.path.abspath(p) for p in mixed]
     assert _absolute_paths(mixed)[1] == str(tmp_path / "skills/b/SKILL.md")
+
+
+# Test-query rankings kept between loads (core/routing/kept_rankings.py, Folder.advance_results).
+
+SKILL_TOPICS = {
+    "pdf-forms": "Fills PDF forms and extracts their fields",
+    "csv-report": "Builds quarterly CSV reports from sales data",
+    "git-review": "Reviews git diffs and pull requests for bugs",
+    "slide-deck": "Drafts slide decks from an outline",
+    "sql-tuning": "Tunes slow SQL queries and explains query plans",
+    "mail-merge": "Merges a mailing list into personalised letters",
+}
+QUERIES = """\
+defaults:
+  top_k: 1
+cases:
+  - query: fill in this PDF form
+    expect: pdf-forms
+  - query: make the quarterly sales report as CSV
+    expect: csv-report
+    margin: 0.05
+  - query: review my pull request diff
+    expect: [git-review, slide-deck]
+  - query: why is this SQL query slow
+    expect: sql-tuning
+    top_k: 2
+  - query: tag filtered letters
+    expect: mail-merge
+    include_tags: [office]
+  - query: what is the weather tomorrow
+    expect: none
+  - query: fills PDF forms and builds CSV reports when asked to
+    expect: pdf-forms
+"""
+
+
+def write_ranked_workspace(root: Path, scorer: str) -> Path:
+    for name, topic in SKILL_TOPICS.items():
+        (root / "skills" / name).mkdir(parents=True)
+        tags = "\nmetadata:\n  tags: [office]" if name in ("mail-merge", "slide-deck") else ""
+        (root / "skills" / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {topic}. Use when asked to.{tags}\n---\n# {name}\n\nSteps.\n",
+            encoding="utf-8",
+        )
+    (root / "skill-queries.yaml").write_text(QUERIES, encoding="utf-8")
+    (root / "skills-lsp.toml").write_text(f'scorer = "{scorer}"\n', encoding="utf-8")
+    return root
+
+
+def fresh_results(folder: Folder) -> list[QueryResult]:
+    """Every case of `folder` ranked now, over its index as it is."""
+    return run_cases(folder.index, folder.cases, scorer=folder.scorer)
+
+
+def kept_file(root: Path, scorer: str) -> Path:
+    [found] = root.rglob(f"test-query-rankings-{scorer}.bin")
+    return found
+
+
+@pytest.mark.parametrize("scorer", ["lexical", "bm25f", "hybrid"])
+def test_a_second_load_ranks_no_test_query_again_and_answers_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scorer: str
+) -> None:
+    if scorer == "hybrid" and not SCORERS["hybrid"].available():
+        pytest.skip("the semantic extra is not installed")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = write_ranked_workspace(tmp_path / "ws", scorer)
+    first = State().load_folder(root)
+    ranked = first.results()
+    assert (first.rankings_scored, first.rankings_kept) == (len(first.cases), 0)
+    assert ranked == fresh_results(first)
+    assert any(r.runner_up for r in ranked)  # runner-ups kept too
+    second = State().load_folder(root)
+    kept = second.results()
+    assert (second.rankings_scored, second.rankings_kept) == (0, len(second.cases))
+    assert kept == ranked and repr(kept) == repr(ranked)  # scores, order, runner-up, every field
+    assert kept == fresh_results(second)
+
+
+def test_kept_rankings_are_not_used_once_the_index_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit after the load, a buffer that reads as the file does (used: the same documents),
+    a skill changed on disk between loads: each answered as ranking now answers."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = write_ranked_workspace(tmp_path / "ws", "bm25f")
+    before = State().load_folder(root).results()
+    state = State()
+    folder = state.load_folder(root)
+    skill = root / "skills" / "pdf-forms" / "SKILL.md"
+    state.update(skill, skill.read_text(encoding="utf-8"))  # as an editor opens it
+    assert folder.results() == fresh_results(folder) and folder.rankings_scored == 0
+    edited = skill.read_text(encoding="utf-8").replace("Fills PDF forms", "Fills PDF forms and letters")
+    state.update(skill, edited)
+    after_edit = folder.results()
+    assert folder.rankings_scored == len(folder.cases) and after_edit == fresh_results(folder)
+    state.update(skill, skill.read_text(encoding="utf-8"))  # the edit undone: the loaded documents again
+    folder.results()
+    assert folder.rankings_scored == len(folder.cases)
+    # On disk, between loads: the scores of a case change.
+    sql = root / "skills" / "sql-tuning" / "SKILL.md"
+    sql.write_text(
+        sql.read_text(encoding="utf-8").replace("Tunes slow SQL", "Bakes bread for"), encoding="utf-8"
+    )
+    reloaded = State().load_folder(root)
+    results = reloaded.results()
+    assert (reloaded.rankings_scored, reloaded.rankings_kept) == (len(reloaded.cases), 0)
+    assert results == fresh_results(reloaded)
+    assert results != before
+
+
+@pytest.mark.parametrize("damage", ["flipped", "truncated", "foreign", "other-key"])
+def test_a_damaged_or_foreign_rankings_file_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = write_ranked_workspace(tmp_path / "ws", "bm25f")
+    ranked = State().load_folder(root).results()
+    file = kept_file(root, "bm25f")
+    data = bytearray(file.read_bytes())
+    if damage == "flipped":
+        data[-5] ^= 0x01
+        file.write_bytes(bytes(data))
+    elif damage == "truncated":
+        file.write_bytes(bytes(data[: len(data) - 7]))
+    elif damage == "foreign":  # a frame of the same name another version wrote
+        assert write_frame(file, b"test-query-rankings/0/0.0.0", {"key": "k", "rankings": {}})
+    else:  # whole, but kept for other documents: the last ones, with a skill's content changed
+        frames = State().load_folder(root).index.frames
+        assert frames is not None
+        payload = frames.read(file.name, KIND)
+        assert isinstance(payload, dict)
+        assert save_rankings(frames, "bm25f", payload["key"].replace("'", '"'), payload["rankings"])
+    folder = State().load_folder(root)
+    assert folder.results() == ranked == fresh_results(folder)
+    assert (folder.rankings_scored, folder.rankings_kept) == (len(folder.cases), 0)
+    again = State().load_folder(root)  # the file was written again, whole
+    assert again.results() == ranked and again.rankings_scored == 0
+
+
+def test_only_the_new_test_queries_are_ranked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = write_ranked_workspace(tmp_path / "ws", "bm25f")
+    State().load_folder(root).results()
+    state = State()
+    folder = state.load_folder(root)
+    queries = root / "skill-queries.yaml"
+    text = QUERIES + "  - query: fill in this PDF form\n    expect: pdf-forms\n    top_k: 3\n"
+    state.update(queries, text)  # the same query under another policy is another ranking
+    assert folder.results() == fresh_results(folder)
+    assert (folder.rankings_scored, folder.rankings_kept) == (1, len(folder.cases) - 1)
+
+
+async def test_rankings_are_saved_after_the_answers_once_for_a_burst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a running server the save waits on the event loop (the lenses are answered first), and
+    of scorings in quick succession (typing in the query file) only the last is saved."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = write_ranked_workspace(tmp_path / "ws", "bm25f")
+    saves: list[int] = []
+
+    def counted(frames: FrameFolder, scorer: str, key: str, rankings: dict[Request, Positions]) -> bool:
+        saves.append(len(rankings))
+        return save_rankings(frames, scorer, key, rankings)
+
+    monkeypatch.setattr(folder_module, "save_rankings", counted)
+    folder = State().load_folder(root)
+    folder.results()
+    assert saves == [] and not any(root.rglob("test-query-rankings-*"))  # not before the answers
+    folder.cases = [*folder.cases, replace(folder.cases[0], query="fill in this PDF form now")]
+    folder.changed()
+    folder.results()
+    await wait_for(lambda: bool(saves), "the rankings saved")
+    await asyncio.sleep(2 * KEEP_RANKINGS_AFTER)  # the first scoring's save would have come by now
+    assert saves == [len(folder.cases)]
+    again = State().load_folder(root)
+    again.cases = folder.cases
+    again.changed()
+    assert again.results() == folder.results() and again.rankings_scored == 0

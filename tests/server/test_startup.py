@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -146,11 +147,15 @@ async def test_progress_is_reported_within_one_folders_load(tmp_path: Path) -> N
 
 
 async def first_answers(
-    workspace: Path, cache: Path, env: dict[str, str] | None = None, log: Path | None = None
+    workspace: Path,
+    cache: Path,
+    env: dict[str, str] | None = None,
+    log: Path | None = None,
+    before_exit: Callable[[], bool] | None = None,
 ) -> dict[str, object]:
     """A start-up as an editor makes it: a skill and the test-query file opened at once; the
     first diagnostics published for each, the query file's lenses resolved and a hover on its
-    first case, once the folder is loaded."""
+    first case, once the folder is loaded (then, when given, `before_exit` awaited)."""
     client, published = await start(workspace, cache, env, log)
     refreshes: list[None] = []
     client.protocol.fm.features[types.WORKSPACE_CODE_LENS_REFRESH] = refreshes.append
@@ -175,6 +180,8 @@ async def first_answers(
         assert lenses
         resolved = [await client.code_lens_resolve_async(lens) for lens in lenses]
         hover = await client.text_document_hover_async(types.HoverParams(query_doc, lenses[0].range.start))
+        if before_exit is not None:
+            await wait_for(before_exit, "the server's work after its answers")
         first = {
             path.name: [
                 (str(d.code), d.range, d.message)
@@ -215,6 +222,27 @@ async def test_a_warm_start_answers_as_a_cold_one(tmp_path: Path) -> None:
     assert warm == cold
     lens_titles = [title for _, title in cold["lenses"]]  # type: ignore[attr-defined]
     assert len(lens_titles) == len(cases) and all(title and "bm25f" in title for title in lens_titles)
+
+
+async def test_a_warm_start_ranks_no_test_query_again(tmp_path: Path) -> None:
+    """The test queries' rankings are kept between starts (core/routing/kept_rankings.py): a
+    warm start answers every lens from them, as the start that ranked them did."""
+    workspace = write_workspace(tmp_path / "ws")
+    cases = write_queries(workspace)
+    cache = tmp_path / "cache"
+
+    def kept() -> bool:
+        return any(workspace.rglob("test-query-rankings-bm25f.bin"))  # beside the config file
+
+    cold_log, warm_log = tmp_path / "cold.log", tmp_path / "warm.log"
+    cold = await first_answers(workspace, cache, log=cold_log, before_exit=kept)
+    warm = await first_answers(workspace, cache, log=warm_log)
+    assert warm == cold
+    assert f"ranked {len(cases)} times" in cold_log.read_text(encoding="utf-8")
+    counts = [
+        line for line in warm_log.read_text(encoding="utf-8").splitlines() if "test queries ranked" in line
+    ]
+    assert counts and all("ranked 0 times" in line for line in counts), counts
 
 
 async def test_a_cold_start_indexed_in_a_child_process_answers_as_one_indexed_in_the_server(

@@ -86,6 +86,12 @@ class QueryCase:
             max(self.top_k, 2), minimum, list(self.include_tags), list(self.exclude_tags), scorer=chosen
         )
 
+    def ranking_policy(self, scorer: str = "lexical") -> SelectionPolicy:
+        """The policy of the case's one ranking: `policy` without the threshold. It gives both the
+        selection (its prefix at or above min_score, exactly what selecting with min_score
+        returns) and the real runner-up."""
+        return replace(self.policy(scorer), min_score=0.0)
+
 
 @dataclass(frozen=True)
 class QueryResult:
@@ -139,10 +145,14 @@ class QueryResult:
 def run_case(
     index: SkillIndex, case: QueryCase, select: Selector = select_skills, scorer: str = "lexical"
 ) -> QueryResult:
+    ranking = tuple(select(index, case.query, case.ranking_policy(scorer)))
+    return judge_case(case, ranking, scorer)
+
+
+def judge_case(case: QueryCase, ranking: tuple[SkillMatch, ...], scorer: str = "lexical") -> QueryResult:
+    """`case`'s result from its ranking: what selecting with `case.ranking_policy(scorer)` gave
+    (scored now, or kept from a run over the same skills: routing/kept_rankings.py)."""
     policy = case.policy(scorer)
-    # One ranking without the threshold gives both the selection (its prefix at or above
-    # min_score, exactly what selecting with min_score returns) and the real runner-up.
-    ranking = tuple(select(index, case.query, replace(policy, min_score=0.0)))
     bar = threshold_bar(policy)
     matches = tuple(m for m in ranking if m.score >= bar)
     # A runner-up is second to a selected winner; with nothing selected there is none.
