@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from skills_lsp.core import forked
+from skills_lsp.core.files import stats_child
 from skills_lsp.core.files.cache import CACHE_DIR_NAME
 from skills_lsp.core.files.discovery import DEFAULT_MAX_DEPTH, IGNORED_DIRS
 from skills_lsp.core.index.store import cached_workspace_files, has_documents, store_dir
@@ -306,12 +307,19 @@ def _child_environment() -> dict[str, str]:
 
 def stop_all() -> None:
     """Stop the children still running, and every load waiting for one (the server is shutting
-    down: Build's waits raise Stopped, no load is made in the server)."""
+    down: Build's waits raise Stopped, no load is made in the server); and the children that
+    check a saved index (core/files/stats_child.py), whose stats no shutdown waits for."""
     _stopping.set()
+    stats_child.stop_all()
     with _running_lock:
         running = list(_running)
     for child in running:
         _kill(child)
+
+
+def stopping() -> bool:
+    """Whether the server is shutting down (stop_all was called)."""
+    return _stopping.is_set()
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:

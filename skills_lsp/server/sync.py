@@ -14,7 +14,7 @@ from lsprotocol import types
 from skills_lsp.core.files.ignore import IGNORE_FILES
 from skills_lsp.server import codelens, cold_build, diagnostics
 from skills_lsp.server.base import SkillsLanguageServer
-from skills_lsp.server.folder import FileRole
+from skills_lsp.server.folder import FileRole, Folder
 
 log = logging.getLogger(__name__)
 CONFIG_SECTION = "skillsLsp"
@@ -98,16 +98,25 @@ async def _index_folders(ls: SkillsLanguageServer, roots: list[Path], trust_save
             ls.indexing_done([root])
         # No await between: waiting requests run once this coroutine yields, after their documents.
         serve_waiting(ls, root)
-        if not await saved_index_holds(ls, root):
-            # Changed since its index was saved (files edited while no editor ran): its first
-            # answers came from what was saved; read what changed and answer again.
-            log.info("%s changed since its index was saved: loading it again", root)
-            try:
-                await asyncio.to_thread(ls.state.load_folder, root, progress)
-            except cold_build.Stopped:
-                return
-            serve_waiting(ls, root)
         report(round(100 * (number + 1) / len(roots)), root.name)
+    # The folders that answered from their saved index are checked once every folder is served.
+    for root in roots:
+        folder = ls.state.folders.get(str(root))
+        if folder is None or await saved_index_holds(ls, folder):
+            continue
+        if cold_build.stopping():
+            return
+        if ls.state.folders.get(str(root)) is not folder:  # removed, or loaded again meanwhile
+            log.info("%s changed since its index was saved, and is no longer served as checked", root)
+            continue
+        # Changed since its index was saved (files edited while no editor ran): its first answers
+        # came from what was saved; read what changed and answer again.
+        log.info("%s changed since its index was saved: loading it again", root)
+        try:
+            await asyncio.to_thread(ls.state.load_folder, root)
+        except cold_build.Stopped:
+            return
+        serve_waiting(ls, root)
     if token is not None:
         count = sum(len(f.index) for f in ls.state.folders.values())
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{count} skills indexed"))
@@ -144,16 +153,15 @@ async def watch_files(ls: SkillsLanguageServer) -> None:
         log.info("the client did not register file watching (%s); relying on open and save", exc)
 
 
-async def saved_index_holds(ls: SkillsLanguageServer, root: Path) -> bool:
-    """Whether `root`'s folder, if it was loaded as saved without a stat, is still what its files
-    say: the stats run in a worker thread (0.2 s over 16,000 skills) while the event loop answers
-    the first requests. True for a folder loaded the usual way (checked as it loaded)."""
-    folder = ls.state.folders.get(str(root))
-    check = folder.saved_check if folder is not None else None
-    if folder is None or check is None:
+async def saved_index_holds(ls: SkillsLanguageServer, folder: Folder) -> bool:
+    """Whether `folder`, if it was loaded as saved without a stat, is still what its files say:
+    the stats are made by a child process (core/files/stats_child.py) while the event loop
+    answers requests. True for a folder loaded the usual way (checked as it loaded)."""
+    check = folder.saved_check
+    if check is None:
         return True
     folder.saved_check = None
-    log.info("%s: first answers from its saved index; checking its files", root)
+    log.info("%s: first answers from its saved index; checking its files", folder.root)
     return await asyncio.to_thread(check.holds)
 
 

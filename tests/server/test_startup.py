@@ -152,11 +152,22 @@ async def first_answers(
     env: dict[str, str] | None = None,
     log: Path | None = None,
     before_exit: Callable[[], bool] | None = None,
+    reloaded: bool = False,
 ) -> dict[str, object]:
     """A start-up as an editor makes it: a skill and the test-query file opened at once; the
     first diagnostics published for each, the query file's lenses resolved and a hover on its
-    first case, once the folder is loaded (then, when given, `before_exit` awaited)."""
+    first case, once the folder is loaded (then, when given, `before_exit` awaited). `reloaded`:
+    the diagnostics are the first published after the progress ends (a folder loaded again
+    once its saved index failed its check), waited for."""
     client, published = await start(workspace, cache, env, log)
+    after_end: list[types.PublishDiagnosticsParams] = []
+
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        published.append(params)
+        if index_ends(client) >= 1:
+            after_end.append(params)
+
+    client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     refreshes: list[None] = []
     client.protocol.fm.features[types.WORKSPACE_CODE_LENS_REFRESH] = refreshes.append
     skill = workspace / "team@work" / ".claude" / "skills" / "skill-007" / "SKILL.md"
@@ -171,9 +182,10 @@ async def first_answers(
                 )
             )
         await wait_for(lambda: index_ends(client) >= 1, "the end of the indexing progress", timeout=60.0)
+        seen = after_end if reloaded else published
         for path in (skill, queries):
             await wait_for(
-                lambda path=path: any(p.uri == opened[path] for p in published), f"{path.name}'s diagnostics"
+                lambda path=path: any(p.uri == opened[path] for p in seen), f"{path.name}'s diagnostics"
             )
         query_doc = types.TextDocumentIdentifier(opened[queries])
         lenses = await client.text_document_code_lens_async(types.CodeLensParams(query_doc))
@@ -185,7 +197,7 @@ async def first_answers(
         first = {
             path.name: [
                 (str(d.code), d.range, d.message)
-                for d in next(p for p in published if p.uri == opened[path]).diagnostics
+                for d in next(p for p in seen if p.uri == opened[path]).diagnostics
             ]
             for path in (skill, queries)
         }
@@ -291,9 +303,117 @@ async def test_a_warm_start_answers_from_the_saved_index_and_loads_again_what_ch
     edited.write_text("---\nname: skill-040\ndescription: Bakes sourdough bread.\n---\n", encoding="utf-8")
     age_saved_index(workspace)
     changed_log = tmp_path / "changed.log"
-    warm = await first_answers(workspace, cache, log=changed_log)
+    warm = await first_answers(workspace, cache, log=changed_log, reloaded=True)
     assert "changed since its index was saved" in changed_log.read_text(encoding="utf-8")
     shutil.rmtree(workspace / CACHE_DIR_NAME)
     cold = await first_answers(workspace, cache)
     assert warm["lenses"] == cold["lenses"] != unchanged["lenses"]
     assert warm["hover"] == cold["hover"]
+    assert warm["diagnostics"] == cold["diagnostics"] != unchanged["diagnostics"]  # published anew
+
+
+def slow_stats_server(tmp_path: Path, seconds: float) -> tuple[list[str], Path]:
+    """A server command whose saved-index checks start `seconds` late (the interpreter its stats
+    children run, sys.executable, is a script that sleeps first), and the file where each such
+    child writes its process id."""
+    children = tmp_path / "children"
+    slow = tmp_path / "slow-python"
+    slow.write_text(
+        f'#!/bin/sh\necho $$ >> "{children}"\nsleep {seconds}\nexec "{sys.executable}" "$@"\n',
+        encoding="utf-8",
+    )
+    slow.chmod(0o755)
+    launcher = tmp_path / "launch.py"
+    launcher.write_text(
+        f"import sys\nsys.executable = {str(slow)!r}\nfrom skills_lsp.cli import main\n"
+        "raise SystemExit(main(sys.argv[1:]))\n",
+        encoding="utf-8",
+    )
+    return [sys.executable, str(launcher), "serve", "--stdio"], children
+
+
+async def start_checking(
+    tmp_path: Path, workspaces: list[Path], cache: Path, seconds: float
+) -> tuple[LanguageClient, Path, Path]:
+    """A server on `workspaces` whose saved-index checks take `seconds`, once it checks: the
+    client, the server's log and the file of its stats children's process ids."""
+    command, children = slow_stats_server(tmp_path, seconds)
+    log = tmp_path / "server.log"
+    config = ClientServerConfig(
+        server_command=[*command, "--log-level", "INFO", "--log-file", str(log)],
+        server_env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual_studio_code"),
+            root_uri=workspaces[0].as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=w.as_uri(), name=w.name) for w in workspaces],
+        )
+    )
+    await wait_for(lambda: "checking its files" in read_log(log), "the saved index's check", timeout=60.0)
+    return client, log, children
+
+
+def read_log(log: Path) -> str:
+    return log.read_text(encoding="utf-8") if log.exists() else ""
+
+
+async def saved_and_edited(tmp_path: Path, name: str = "ws") -> tuple[Path, Path]:
+    """A workspace with its index saved long ago, and skill-040 edited since (its check fails)."""
+    workspace = write_workspace(tmp_path / name)
+    write_queries(workspace)
+    cache = tmp_path / "cache"
+    await first_answers(workspace, cache)
+    edited = workspace / "team@work" / ".claude" / "skills" / "skill-040" / "SKILL.md"
+    edited.write_text("---\nname: skill-040\ndescription: Bakes sourdough bread.\n---\n", encoding="utf-8")
+    age_saved_index(workspace)
+    return workspace, cache
+
+
+async def test_a_folder_removed_while_its_saved_index_is_checked_is_not_loaded_again(tmp_path: Path) -> None:
+    workspace, cache = await saved_and_edited(tmp_path)
+    client, log, _ = await start_checking(tmp_path, [workspace], cache, 2.0)
+    try:
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                types.WorkspaceFoldersChangeEvent(
+                    added=[], removed=[types.WorkspaceFolder(workspace.as_uri(), "ws")]
+                )
+            )
+        )
+        await wait_for(lambda: "no longer served" in read_log(log), "the failed check's end", timeout=60.0)
+        assert "loading it again" not in read_log(log)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_a_shutdown_while_a_saved_index_is_checked_stops_the_check(tmp_path: Path) -> None:
+    workspace, cache = await saved_and_edited(tmp_path)
+    client, _, children = await start_checking(tmp_path, [workspace], cache, 30.0)
+    await wait_for(children.exists, "the check's child process")
+    child = int(children.read_text(encoding="utf-8").split()[0])
+    await client.shutdown_session()  # returns once the server has exited
+    await client.stop()
+    await wait_for(lambda: not Path(f"/proc/{child}").exists(), "the check's child to end", timeout=10.0)
+
+
+async def test_a_second_folders_answers_do_not_wait_for_the_first_ones_check(tmp_path: Path) -> None:
+    first, cache = await saved_and_edited(tmp_path, "ws")
+    second = write_workspace(tmp_path / "ws2")
+    write_queries(second)
+    await first_answers(second, cache)
+    age_saved_index(second)
+    client, _, _ = await start_checking(tmp_path, [first, second], cache, 30.0)
+    try:
+        # The first folder's check takes 30 s: the second folder is served already.
+        shown = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams("skillsLsp.showIndex", [second.as_uri()])
+        )
+        assert isinstance(shown, list) and len(shown) == SKILLS
+        assert all(skill["uri"].startswith(second.resolve().as_uri()) for skill in shown)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -342,11 +342,25 @@ def listing_holds(payload: Any, key: str, fresh_since: int | None = None) -> boo
         return False
     try:
         dirs = payload["dirs"]
-        if not stamps_hold(list(dirs), list(dirs.values()), [-1] * len(dirs)):
+        if not folders_hold(dirs, dirs.values()):
             return False
         return probes_hold(payload["probes"], trusted_before)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return False
+
+
+def folders_hold(paths: Iterable[str], mtimes: Iterable[int]) -> bool:
+    """Whether each listed folder of `paths` has its mtime: -1 for one that could not be statted,
+    as the walk records it (one that still cannot be holds)."""
+    stat = os.stat
+    for path, mtime in zip(paths, mtimes, strict=True):
+        try:
+            now = stat(path).st_mtime_ns
+        except OSError:
+            now = -1
+        if now != mtime:
+            return False
+    return True
 
 
 def stamps_hold(paths: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bool:

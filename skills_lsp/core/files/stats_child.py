@@ -12,8 +12,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from array import array
 from collections.abc import Sequence
+
+_CHUNK = 2000  # paths written to the child at a time
+# The children running, so that a server shutting down can stop them (stop_all), and whether it is.
+_running: set[subprocess.Popen[bytes]] = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
 
 _CHILD = """
 import os, sys
@@ -35,17 +42,21 @@ sys.stdout.buffer.write(mtimes.tobytes() + sizes.tobytes())
 def stats_in_child(paths: Sequence[str]) -> tuple[array[int], array[int]] | None:
     """(mtime in ns, size) of each of `paths` (-1 and -1 for one that cannot be statted), as two
     arrays in the order of `paths`; None when no child could give them (then stat them here)."""
-    if not paths or not sys.executable:
+    if not paths or not sys.executable or _stopping.is_set():
         return None
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _CHILD],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
+    with _running_lock:
+        if _stopping.is_set():
+            return None
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _CHILD],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return None
+        _running.add(child)
     assert child.stdin is not None and child.stdout is not None
     try:
         with child.stdin:
@@ -60,6 +71,8 @@ def stats_in_child(paths: Sequence[str]) -> tuple[array[int], array[int]] | None
     finally:
         child.stdout.close()
         returncode = child.wait()
+        with _running_lock:
+            _running.discard(child)
     width = array("q").itemsize * len(paths)
     if returncode != 0 or len(answer) != 2 * width:
         return None
@@ -69,4 +82,17 @@ def stats_in_child(paths: Sequence[str]) -> tuple[array[int], array[int]] | None
     return mtimes, sizes
 
 
-_CHUNK = 2000  # paths written to the child at a time
+def stop_all() -> None:
+    """Kill the children running, and start no other (a server shutting down: its shutdown must
+    not wait for 45,000 stats, nor a hung network folder's)."""
+    with _running_lock:
+        _stopping.set()
+        running = list(_running)
+    for child in running:
+        if child.poll() is None:
+            child.kill()
+
+
+def stopped() -> bool:
+    """Whether stop_all was called: the stats are not to be made here either."""
+    return _stopping.is_set()

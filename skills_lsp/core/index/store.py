@@ -38,6 +38,7 @@ from skills_lsp.core.files.frames import MAGIC as MAGIC  # re-exported: the scor
 from skills_lsp.core.files.frames import (
     RACY_NS,
     FrameFolder,
+    folders_hold,
     listing_holds,
     listing_trusted,
     needed_probes,
@@ -51,6 +52,7 @@ from skills_lsp.core.files.frames import read_frame as read_frame
 from skills_lsp.core.files.frames import write_frame as write_frame
 from skills_lsp.core.files.ignore import IgnoreFilter
 from skills_lsp.core.files.stats_child import stats_in_child
+from skills_lsp.core.files.stats_child import stopped as stats_child_stopped
 from skills_lsp.core.index.skill_index import (
     SkillDocument,
     SkillIndex,
@@ -470,8 +472,10 @@ def _listing(
             except (KeyError, TypeError, ValueError):
                 pass
     if file is not None:
-        # Made before the walk: a cache folder made inside the tree after it would change the
-        # mtime of a folder it listed, and the next start could not trust the listing it saves.
+        # Made before the walk: made after it, inside the tree, it would change the mtime of a
+        # folder the walk listed, and the next start would answer from the saved index only to
+        # find it changed and load it again. Made before, that folder's mtime is too recent for
+        # the next start to trust (frames.RACY_NS): it walks again, and the start after trusts.
         with contextlib.suppress(OSError):
             make_cache_folder(file.parent)
     started = time.time_ns()
@@ -573,7 +577,9 @@ class SavedCheck:
             return False
         stats = stats_in_child(self.dirs + self.paths)
         if stats is None:
-            return stamps_hold(self.dirs, self.dir_mtimes, [-1] * len(self.dirs)) and stamps_hold(
+            if stats_child_stopped():  # shutting down: nothing is to be trusted, or statted
+                return False
+            return folders_hold(self.dirs, self.dir_mtimes) and stamps_hold(
                 self.paths, self.mtimes, self.sizes
             )
         mtimes, sizes = stats
@@ -597,16 +603,17 @@ def load_saved_workspace_index(
     cache_dir = store_dir(cache_dir, root)
     key = _listing_key(root, roots, max_depth, ignore)
     listing = read_frame(cache_dir / LISTING_FILE, schema_key("listing"))
-    trusted = listing_trusted(listing, key)
-    if not isinstance(listing, dict) or trusted is None:
+    listed_before = listing_trusted(listing, key)  # the listing's stamps are trusted before it
+    if listed_before is None:
         return None
+    assert isinstance(listing, dict)  # listing_trusted says so
     store = DocumentStore(cache_dir)
-    trusted_before = store.saved_ns - RACY_NS
+    read_before = store.saved_ns - RACY_NS  # and the documents' stamps before this
     records: dict[str, Record] = {}
     try:
         for path, kind in zip(listing["paths"], listing["kinds"], strict=True):
             record = store.records.get(path)
-            if record is None or record[2] != kind or record[1] >= trusted_before:
+            if record is None or record[2] != kind or record[1] >= read_before:
                 return None  # to be read, or hashed again: the full load does it
             records[path] = record
     except (KeyError, TypeError, ValueError):
@@ -620,7 +627,7 @@ def load_saved_workspace_index(
     index.frames = FrameFolder(cache_dir, _schema())
     dirs: dict[str, int] = listing["dirs"]
     check = SavedCheck(
-        trusted,
+        listed_before,
         listing["probes"],
         list(dirs),
         array("q", dirs.values()),

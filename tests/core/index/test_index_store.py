@@ -4,6 +4,7 @@ postings give the scores of a fresh build."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import pickle
@@ -817,6 +818,14 @@ def remove_skill(root: Path) -> None:
     (root / "skills" / "s4" / "SKILL.md").unlink()
 
 
+def grow_keeping_mtime(root: Path) -> None:
+    path = root / "skills" / "s3" / "SKILL.md"
+    before, folder = path.stat(), path.parent.stat()
+    path.write_text(path.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as `cp -p`, `rsync -t` and tar do
+    os.utime(path.parent, ns=(folder.st_atime_ns, folder.st_mtime_ns))
+
+
 def change_ignore_file(root: Path) -> None:
     gitignore = root / ".gitignore"
     folder = root.stat()
@@ -826,7 +835,9 @@ def change_ignore_file(root: Path) -> None:
 
 
 @pytest.mark.parametrize("in_child", [True, False], ids=["stats in a child", "stats here"])
-@pytest.mark.parametrize("change", [edit_in_place, add_skill, remove_skill, change_ignore_file])
+@pytest.mark.parametrize(
+    "change", [edit_in_place, grow_keeping_mtime, add_skill, remove_skill, change_ignore_file]
+)
 def test_the_check_of_a_saved_index_fails_on_any_change_the_full_load_sees(
     tmp_path: Path, change: Callable[[Path], None], in_child: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -895,3 +906,48 @@ def test_a_warm_load_keys_its_saved_postings_with_the_digest_saved_with_its_docu
     edited = write_skill(root, "s3", skill("s3", "invoice weather", "sql sql sql"))
     warm.upsert(load_workspace_index(root).find_by_path(edited))  # type: ignore[arg-type]
     assert warm.documents_digest() == load_workspace_index(root).documents_digest() != before
+
+
+def test_a_listed_folder_that_could_not_be_statted_holds_while_it_still_cannot(tmp_path: Path) -> None:
+    root, cache = saved_workspace(tmp_path)
+    file = store_of(cache) / LISTING_FILE
+    listing = read_frame(file, schema_key("listing"))
+    assert listing is not None
+    listing["dirs"][str(root / "unreadable")] = -1  # as the walk records a folder it cannot stat
+    assert write_frame(file, schema_key("listing"), listing)
+    assert store.listing_holds(listing, listing["key"])
+    saved = load_saved(root, cache)
+    assert saved is not None and saved[1].holds()  # in a child process
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(store, "stats_in_child", lambda paths: None)
+        assert saved[1].holds()  # and here
+    (root / "unreadable").mkdir()  # it can be statted now: changed
+    assert not store.listing_holds(listing, listing["key"]) and not saved[1].holds()
+
+
+def test_no_saved_index_is_taken_for_a_file_listed_as_another_kind(tmp_path: Path) -> None:
+    root, cache = saved_workspace(tmp_path)
+    file = store_of(cache) / LISTING_FILE
+    listing = read_frame(file, schema_key("listing"))
+    assert listing is not None and load_saved(root, cache) is not None
+    listing["kinds"][0] = next(kind for kind in ("agentskill", "flat") if kind != listing["kinds"][0])
+    assert write_frame(file, schema_key("listing"), listing)
+    assert load_saved(root, cache) is None
+
+
+def test_the_documents_digest_holds_every_field_a_key_rests_on(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root, 4)
+    index = load_workspace_index(root)
+    docs = list(index)
+    digest = documents_digest(docs)
+    changed = [dataclasses.replace(docs[0], tags=["new-tag"]), *docs[1:]]
+    assert documents_digest(changed) != digest
+    assert documents_digest(list(reversed(docs))) != digest
+    # A search built over other documents than the whole index, in its order, is keyed by them.
+    search = Bm25fSearch(index)
+    assert search._documents_key(docs, "v") == ranking.documents_key(docs, "v")
+    assert search._documents_key(list(reversed(docs)), "v") == ranking.documents_key(
+        list(reversed(docs)), "v"
+    )
+    assert search._documents_key(list(reversed(docs)), "v") != search._documents_key(docs, "v")
