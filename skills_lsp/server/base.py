@@ -113,6 +113,10 @@ class SkillsLanguageServer(LanguageServer):
                 # Here, not after asyncio.run: that waits for the loading threads first, and a
                 # load waiting for its child would go on (and index the folder in the server).
                 cold_build.stop_all()
+                try:
+                    self.state.save_pending()
+                except Exception:  # a cache that cannot be written: nothing kept, as before
+                    log.exception("saving what the server keeps between runs failed")
 
         try:
             asyncio.run(serve())

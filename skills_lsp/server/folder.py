@@ -159,7 +159,8 @@ class Folder:
     _loaded_digest: str | None = None  # their documents_digest, when the index knew it at the load
     _rankings: dict[str, KeptRankings] = field(default_factory=dict)
     _kept: tuple[int, KeptRankings] | None = None
-    _saving: dict[str, asyncio.TimerHandle] = field(default_factory=dict)  # saves waiting, by scorer
+    # Saves waiting, by scorer: the timer and the save (made at once when the server stops).
+    _saving: dict[str, tuple[asyncio.TimerHandle, Callable[[], None]]] = field(default_factory=dict)
     rankings_kept: int = 0  # test queries answered from a kept ranking, and ranked, so far
     rankings_scored: int = 0
 
@@ -353,8 +354,15 @@ class Folder:
         # Typing in the query file scores its cases again and again: only the last save is made.
         pending = self._saving.pop(scorer, None)
         if pending is not None:
-            pending.cancel()
-        self._saving[scorer] = loop.call_later(KEEP_RANKINGS_AFTER, save)
+            pending[0].cancel()
+        self._saving[scorer] = (loop.call_later(KEEP_RANKINGS_AFTER, save), save)
+
+    def save_now(self) -> None:
+        """Make the saves still waiting (the server stops: an editor closed right after its
+        first lenses would otherwise keep nothing, and the next start rank every query again)."""
+        for timer, save in list(self._saving.values()):
+            timer.cancel()
+            save()
 
     def parse_queries(self, path: Path, text: str) -> tuple[list[QueryCase], list[Finding]]:
         """A test-query file's cases and problems for this text, parsed once per text."""

@@ -55,6 +55,11 @@ class State:
         self.generation += 1
         return folder
 
+    def save_pending(self) -> None:
+        """Every folder's saves still waiting, made now (the server stops)."""
+        for folder in list(self.folders.values()):
+            folder.save_now()
+
     def drop_folder(self, root: Path) -> None:
         self.folders.pop(str(root), None)
         unfreeze()  # what long_lived froze of it can be collected
