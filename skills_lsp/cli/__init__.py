@@ -51,10 +51,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:  # the server parses its own options (editors add --stdio)
-        from skills_lsp.server.generated_code import keep_generated_code
+        from skills_lsp.core.memory import no_collection
 
-        keep_generated_code()  # before lsprotocol's classes are made: their methods are generated code
-        from skills_lsp.server.app import main as serve
+        # The server's imports make about 400,000 objects that live as long as it does (lsprotocol's
+        # classes, pygls, numpy) and almost no garbage: not walked by collections meanwhile (one
+        # full collection took 20-30 ms of every start), then kept in the oldest generation.
+        with no_collection():
+            from skills_lsp.server.generated_code import keep_generated_code
+
+            keep_generated_code()  # before lsprotocol's classes are made: their methods are generated code
+            from skills_lsp.server.app import main as serve
 
         return serve(arguments[1:])
     parser = build_parser(GROUP_OF.get(arguments[0]) if arguments else None)

@@ -55,3 +55,21 @@ def test_the_collector_is_off_inside_and_back_on_after_a_failure() -> None:
         assert not gc.isenabled()
         raise ValueError("the load failed")
     assert gc.isenabled()
+
+
+def test_what_is_made_without_collections_goes_to_the_oldest_generation_and_its_garbage_is_still_freed() -> (
+    None
+):
+    gc.collect()
+    with no_collection():
+        kept = [Node() for _ in range(5000)]  # what a warm load makes: all of it lives on
+        garbage = Node()
+        garbage.other = garbage  # a cycle, made inside
+        freed = weakref.ref(garbage)
+        del garbage
+    assert gc.get_count()[0] < 100  # not left young, for the next collections to walk twice
+    assert all(gc.is_tracked(node) for node in kept[:10])
+    assert freed() is not None  # waits for a full collection ...
+    gc.collect()
+    assert freed() is None  # ... which frees it
+    assert gc.get_freeze_count() == 0  # nothing is left frozen
