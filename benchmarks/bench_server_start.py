@@ -265,6 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache_home is not None and args.only != "warm":
         parser.error("--cache-home needs --only warm")
     server = [sys.executable, "-m", "skills_lsp", "serve", "--stdio"]
+    # This checkout's package for the server and for every process it starts: a cold load's
+    # indexing child runs with -P, which leaves the working folder off sys.path, and would
+    # otherwise import the installed package (another tree's code, whose saved postings the
+    # server could not use: a "before" tree's cold runs measured a server rebuilding them).
+    tree = str(Path(__file__).resolve().parents[1])
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [tree, os.environ.get("PYTHONPATH")]))
     # SIGTERM stops the server and removes the files written at the root, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lsp_latency._interrupt)
     workspace = args.workspace.resolve()
