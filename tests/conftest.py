@@ -4,10 +4,22 @@ import importlib.util
 import os
 from collections.abc import Iterator
 from importlib.machinery import ModuleSpec
+from pathlib import Path
 
 import pytest
 from helpers import MODEL_PACKAGES
 from hypothesis import HealthCheck, settings
+
+SERVER_TESTS = Path(__file__).resolve().parent / "server"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The language server's tests last, whatever order the command line names folders in: their
+    session-wide servers keep asyncio's child-watcher threads running, and a test that forks
+    (core/forked.py forks only with one thread) failed when run after them
+    (`pytest tests/server tests/core`). The sort is stable: the order is kept within each part."""
+    items.sort(key=lambda item: item.path.is_relative_to(SERVER_TESTS))
+
 
 # CI runs a fixed, reproducible set of examples; locally more are tried.
 settings.register_profile(
