@@ -102,7 +102,7 @@ async def _index_folders(ls: SkillsLanguageServer, roots: list[Path], trust_save
     # The folders that answered from their saved index are checked once every folder is served.
     for root in roots:
         folder = ls.state.folders.get(str(root))
-        if folder is None or await saved_index_holds(ls, folder):
+        if folder is None or await saved_index_holds(folder):
             continue
         if cold_build.stopping():
             return
@@ -153,7 +153,7 @@ async def watch_files(ls: SkillsLanguageServer) -> None:
         log.info("the client did not register file watching (%s); relying on open and save", exc)
 
 
-async def saved_index_holds(ls: SkillsLanguageServer, folder: Folder) -> bool:
+async def saved_index_holds(folder: Folder) -> bool:
     """Whether `folder`, if it was loaded as saved without a stat, is still what its files say:
     the stats are made by a child process (core/files/stats_child.py) while the event loop
     answers requests. True for a folder loaded the usual way (checked as it loaded)."""

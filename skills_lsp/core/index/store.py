@@ -533,11 +533,8 @@ def load_cached_workspace_index(
             docs.append(doc)
             path_of[id(doc)] = path
     ordered = store.ordered(records)
-    # The saved order is of the records' keys, each os.path.normpath of its document's path (the
-    # path it was read from, Path(key)): the index's path table made from them reads no path.
     if ordered is not None:
-        index = SkillIndex(ordered, ordered=True, normalised=store.order)
-        _give_digest(index, store)
+        index = _saved_index(ordered, store)
         saved = True
     else:
         index = SkillIndex(docs)
@@ -549,11 +546,15 @@ def load_cached_workspace_index(
     return index
 
 
-def _give_digest(index: SkillIndex, store: DocumentStore) -> None:
-    """The digest the store saved for `index`'s documents (made of its saved documents, in their
-    saved order)."""
+def _saved_index(ordered: list[SkillDocument], store: DocumentStore) -> SkillIndex:
+    """The index of the store's saved documents (`ordered`: DocumentStore.ordered's answer), with
+    the digest saved with them. The saved order is of the records' keys, each os.path.normpath
+    of its document's path (the path it was read from, Path(key)): the index's path table made
+    from them reads no path."""
+    index = SkillIndex(ordered, ordered=True, normalised=store.order)
     if store.digest is not None:
         index.digest = (index.version, store.digest)
+    return index
 
 
 @dataclasses.dataclass(frozen=True)
@@ -621,8 +622,7 @@ def load_saved_workspace_index(
     ordered = store.ordered(records)
     if ordered is None:
         return None
-    index = SkillIndex(ordered, ordered=True, normalised=store.order)  # see load_cached_workspace_index
-    _give_digest(index, store)
+    index = _saved_index(ordered, store)
     index.cache_dir = cache_dir
     index.frames = FrameFolder(cache_dir, _schema())
     dirs: dict[str, int] = listing["dirs"]
